@@ -1,0 +1,31 @@
+package dev.idempotency;
+
+import java.util.Optional;
+
+/**
+ * The idempotent operation the current request runs, injectable anywhere in its call chain
+ * ({@code @Inject IdempotencyContext}). Outside an {@link Idempotent} method it is inactive.
+ */
+public interface IdempotencyContext {
+
+    /** Whether the current call runs inside an idempotent operation. */
+    boolean isActive();
+
+    /** The client's key as received (after Structured-Field unquoting). */
+    Optional<String> key();
+
+    /** The operation's scope: tenant, principal, endpoint and key. */
+    Optional<Scope> scope();
+
+    /** How many times this operation has been started, 1 for the first execution. */
+    int attempt();
+
+    /**
+     * A key for a downstream call, the same on every retry and takeover of this operation and different
+     * for each {@code purpose} ({@code derive("acquirer.charge")}). It is a keyed hash of the scope, so
+     * it reveals neither the client's key nor the principal.
+     *
+     * @throws IllegalStateException when {@link #isActive()} is false
+     */
+    String derive(String purpose);
+}

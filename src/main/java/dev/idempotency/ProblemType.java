@@ -1,0 +1,48 @@
+package dev.idempotency;
+
+/**
+ * Every error the library answers with, as an RFC 9457 problem. The {@code type} URI is
+ * {@code idempotency.problem-base} (default {@code https://idempotency.dev/problems/}) followed by
+ * {@link #slug()}; slugs never change.
+ */
+public enum ProblemType {
+    KEY_MISSING("key-missing", 400, "Idempotency key missing"),
+    KEY_INVALID("key-invalid", 400, "Idempotency key invalid"),
+    BODY_MALFORMED("body-malformed", 400, "Request body malformed"),
+    BODY_TOO_LARGE("body-too-large", 413, "Request body too large"),
+    PRINCIPAL_REQUIRED("principal-required", 401, "Authentication required"),
+    REQUEST_IN_FLIGHT("request-in-flight", 409, "Request with this key is in progress"),
+    FINGERPRINT_MISMATCH("fingerprint-mismatch", 422, "Idempotency key reused with a different request"),
+    TOO_MANY_IN_FLIGHT("too-many-in-flight", 429, "Too many operations in progress"),
+    TOO_MANY_KEYS("too-many-keys", 429, "Too many idempotency keys retained"),
+    SUPERSEDED("superseded", 409, "Execution superseded by a newer attempt"),
+    STORE_UNAVAILABLE("store-unavailable", 503, "Idempotency store unavailable"),
+    RESPONSE_TOO_LARGE("response-too-large", 500, "Response too large to keep for replay"),
+    OPERATION_NOT_FOUND("operation-not-found", 404, "No such operation"),
+    NOT_CONFIGURED("not-configured", 500, "Idempotency not configured for this call");
+
+    private final String slug;
+    private final int defaultStatus;
+    private final String title;
+
+    ProblemType(String slug, int defaultStatus, String title) {
+        this.slug = slug;
+        this.defaultStatus = defaultStatus;
+        this.title = title;
+    }
+
+    /** The last segment of the {@code type} URI, stable across releases. */
+    public String slug() {
+        return slug;
+    }
+
+    /** The HTTP status used unless configuration chooses another (e.g. 409 for a mismatch). */
+    public int defaultStatus() {
+        return defaultStatus;
+    }
+
+    /** The problem's {@code title}: the same for every occurrence of the type. */
+    public String title() {
+        return title;
+    }
+}

@@ -1,0 +1,38 @@
+package dev.idempotency.core;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Turns a JSON body into the bytes that are fingerprinted: object keys sorted, insignificant whitespace
+ * removed, numbers written by value ({@code 100}, {@code 100.0} and {@code 1E2} alike), ignored fields
+ * removed and configured defaults applied, so that requests with the same meaning fingerprint alike.
+ * Duplicate object keys are an error (their meaning is ambiguous).
+ */
+public interface CanonicalJson {
+
+    /**
+     * @param json     the body as received
+     * @param ignored  dotted paths of fields that do not change the meaning ({@code traceId}, {@code meta.trace})
+     * @param defaults dotted path to the JSON text of a value that an absent field means
+     * @throws MalformedBodyException when the body is not one valid JSON value within the limits
+     */
+    byte[] canonicalize(byte[] json, Set<String> ignored, Map<String, String> defaults);
+
+    /**
+     * The scalar at a dotted path, as text ({@code merchantOrderNo}); empty when absent or null.
+     *
+     * @throws MalformedBodyException when the body is not valid JSON or the field is an object or array
+     */
+    Optional<String> scalarField(byte[] json, String path);
+
+    /** The body is not acceptable JSON. */
+    final class MalformedBodyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public MalformedBodyException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

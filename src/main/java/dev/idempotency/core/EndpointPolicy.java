@@ -1,0 +1,78 @@
+package dev.idempotency.core;
+
+import dev.idempotency.InFlightPolicy;
+import dev.idempotency.KeySource;
+import dev.idempotency.ResponseStorage;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Everything the protocol needs to know about one endpoint, resolved once at deployment from the
+ * annotation and the configuration (most specific wins). Nothing here is {@code CONFIGURED} any more.
+ *
+ * @param endpoint                the endpoint name (part of the scope)
+ * @param keySource               where the key comes from
+ * @param keyName                 header name, or dotted body path
+ * @param keyRequired             whether a request without a key is rejected
+ * @param retention               how long finished records are kept
+ * @param lease                   how long a claim protects its executor
+ * @param inFlight                the answer to an in-flight duplicate
+ * @param inFlightWait            for {@link InFlightPolicy#WAIT}: the longest wait
+ * @param storage                 how the outcome is stored
+ * @param replayWith              for {@link ResponseStorage#MINIMAL}: method rebuilding the body, or ""
+ * @param finalOn                 exception types whose outcome is final
+ * @param retryOn                 exception types that are retryable
+ * @param externalSideEffects     whether an {@code OutcomeResolver} is asked before re-running
+ * @param mismatchStatus          status for a key reused with another request (422 or 409)
+ * @param ignoredFields           body fields left out of the fingerprint
+ * @param fieldDefaults           body fields that mean a value when absent (path to JSON text)
+ * @param maxInFlightPerPrincipal at most this many PROCESSING keys per principal (0: no limit)
+ * @param maxKeysPerEndpoint      at most this many retained keys per principal and endpoint (0: no limit)
+ * @param maxResponseBytes        the largest body kept for replay
+ * @param replayedHeaders         response headers kept and replayed besides Location and Content-Type
+ * @param retryAfterMax           the longest {@code Retry-After} promised to an in-flight duplicate
+ */
+public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
+                             Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
+                             ResponseStorage storage, String replayWith,
+                             List<Class<? extends Throwable>> finalOn, List<Class<? extends Throwable>> retryOn,
+                             boolean externalSideEffects, int mismatchStatus, Set<String> ignoredFields,
+                             Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
+                             int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax) {
+    public EndpointPolicy {
+        Objects.requireNonNull(endpoint, "endpoint");
+        if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
+            throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
+        }
+        if (retention.isNegative() || retention.isZero() || lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("retention and lease must be positive");
+        }
+        if (mismatchStatus != 409 && mismatchStatus != 422) {
+            throw new IllegalArgumentException("mismatch status must be 409 or 422");
+        }
+        finalOn = List.copyOf(finalOn);
+        retryOn = List.copyOf(retryOn);
+        ignoredFields = Set.copyOf(ignoredFields);
+        fieldDefaults = Map.copyOf(fieldDefaults);
+        replayedHeaders = List.copyOf(replayedHeaders);
+    }
+
+    /** How a thrown exception counts, by the configured types; empty when neither list names it. */
+    public java.util.Optional<Boolean> isRetryable(Throwable thrown) {
+        for (Class<? extends Throwable> type : retryOn) {
+            if (type.isInstance(thrown)) {
+                return java.util.Optional.of(true);
+            }
+        }
+        for (Class<? extends Throwable> type : finalOn) {
+            if (type.isInstance(thrown)) {
+                return java.util.Optional.of(false);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+}

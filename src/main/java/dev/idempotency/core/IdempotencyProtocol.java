@@ -1,0 +1,362 @@
+package dev.idempotency.core;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.InFlightPolicy;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.DuplicateRecordException;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.RecordStore;
+import dev.idempotency.spi.Resolution;
+import dev.idempotency.spi.ResolutionRequest;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.StoredResponse;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+
+/**
+ * The protocol: claim by INSERT, decide on the existing record after a unique violation (never
+ * check-then-insert), take over by compare-and-set on the owner token, finish by an update fenced on
+ * the owner token. It knows no CDI, JAX-RS, JDBC or JTA; those are behind {@link RecordStore} and
+ * {@link TransactionBoundary}.
+ */
+public final class IdempotencyProtocol {
+    private static final int MAX_DECISION_ROUNDS = 4;
+    private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(1);
+    private static final long WAIT_POLL_MILLIS = 50;
+
+    private final RecordStore store;
+    private final TransactionBoundary transactions;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final ProtocolEvents events;
+    private final Semaphore waiters;
+
+    /**
+     * @param random     source of owner tokens; must be a cryptographically strong generator in production
+     * @param maxWaiters how many in-flight duplicates may wait at once under {@link InFlightPolicy#WAIT}
+     */
+    public IdempotencyProtocol(RecordStore store, TransactionBoundary transactions, Clock clock,
+                               RandomGenerator random, ProtocolEvents events, int maxWaiters) {
+        this.store = store;
+        this.transactions = transactions;
+        this.clock = clock;
+        this.random = random;
+        this.events = events;
+        this.waiters = new Semaphore(maxWaiters);
+    }
+
+    /**
+     * Decides a request: a claim to execute, a stored outcome to replay, or a 202 for an in-flight one.
+     *
+     * @throws IdempotencyException for every rejection (mismatch, in flight, limits, store unavailable)
+     */
+    public Admission admit(Operation op) {
+        try {
+            enforceLimits(op);
+            Instant now = clock.instant();
+            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
+            try {
+                transactions.requiresNew(() -> {
+                    store.insert(fresh);
+                    return null;
+                });
+                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
+                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
+            } catch (DuplicateRecordException duplicate) {
+                return decideExisting(op, 1, true);
+            } catch (StoreUnavailableException e) {
+                if (e.isContention()) {
+                    // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides.
+                    return decideExisting(op, 1, true);
+                }
+                throw e;
+            }
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+    }
+
+    /**
+     * Ends an execution in the current (business) transaction: the conditional update that commits with
+     * the business data. False means this executor was fenced out; the caller must roll back.
+     */
+    public boolean finish(Claim claim, RecordStatus status, Optional<StoredResponse> response,
+                          Optional<String> resourceId) {
+        Instant now = clock.instant();
+        Completion completion = new Completion(status, resourceId, response, now,
+                now.plus(claim.operation().policy().retention()));
+        boolean finished;
+        try {
+            finished = store.finish(claim.operation().scopeKey(), claim.ownerToken(), completion);
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+        if (!finished) {
+            events.publish(new IdempotencyEvent.Fenced(claim.operation().policy().endpoint(),
+                    claim.operation().scopeKey()));
+        }
+        return finished;
+    }
+
+    /** {@link #finish} in a transaction of its own: for failures, whose business transaction rolled back. */
+    public boolean finishAlone(Claim claim, RecordStatus status, Optional<StoredResponse> response) {
+        return transactions.requiresNew(() -> finish(claim, status, response, Optional.empty()));
+    }
+
+    /**
+     * Gives the operation back after an execution that left nothing behind (rolled back, crashed before
+     * its outcome was known): FAILED_RETRYABLE, so the next retry runs at once instead of waiting for
+     * the lease. Fenced like every change.
+     */
+    public boolean release(Claim claim) {
+        return finishAlone(claim, RecordStatus.FAILED_RETRYABLE, Optional.empty());
+    }
+
+    /**
+     * After the business commit failed with an unknown outcome (connection lost during COMMIT): settles
+     * it with the fenced update rather than a read. If releasing the claim succeeds, nothing had
+     * committed; if it is fenced and the record is SUCCEEDED under our token, the commit went through.
+     *
+     * @return the committed record to replay, or empty when nothing committed (the claim is released)
+     */
+    public Optional<IdempotencyRecord> settleUnknownCommit(Claim claim) {
+        try {
+            if (release(claim)) {
+                return Optional.empty();
+            }
+            Optional<IdempotencyRecord> now = transactions.requiresNew(() -> store.find(claim.operation().scopeKey()));
+            return now.filter(r -> r.status() == RecordStatus.SUCCEEDED && r.ownerToken().equals(claim.ownerToken()));
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+    }
+
+    /**
+     * The answer for an executor that was fenced out: the winner's outcome if it has one, else 409.
+     */
+    public Admission afterFenced(Operation op) {
+        Optional<IdempotencyRecord> found = transactions.requiresNew(() -> store.find(op.scopeKey()));
+        if (found.isPresent() && found.get().status().isReplayable() && op.fingerprint().matches(found.get().requestHash())) {
+            return replay(op, found.get());
+        }
+        throw new IdempotencyException(Problem.of(ProblemType.SUPERSEDED,
+                "another attempt of this operation took over; retry to get its outcome")
+                .retryAfter(retryAfter(op, found.flatMap(IdempotencyRecord::leaseUntil))));
+    }
+
+    /** Deletes expired, finished records in batches of {@code batchSize}; at most {@code maxBatches}. */
+    public int purgeExpired(int batchSize, int maxBatches) {
+        int total = 0;
+        for (int i = 0; i < maxBatches; i++) {
+            Instant now = clock.instant();
+            int deleted = transactions.requiresNew(() -> store.purgeExpired(now, batchSize));
+            total += deleted;
+            if (deleted < batchSize) {
+                break;
+            }
+        }
+        if (total > 0) {
+            events.publish(new IdempotencyEvent.Purged("", total));
+        }
+        return total;
+    }
+
+    private Admission decideExisting(Operation op, int round, boolean mayTakeOver) {
+        if (round > MAX_DECISION_ROUNDS) {
+            throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
+                    "the operation's record kept changing; retry").retryAfter(STORE_RETRY_AFTER));
+        }
+        // A fresh transaction: under REPEATABLE READ the claim's snapshot would not see the winner's row.
+        Optional<IdempotencyRecord> found = transactions.requiresNew(() -> store.find(op.scopeKey()));
+        Instant now = clock.instant();
+        if (found.isEmpty()) {
+            // Purged or rolled back between our insert and this read: claim again.
+            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
+            try {
+                transactions.requiresNew(() -> {
+                    store.insert(fresh);
+                    return null;
+                });
+                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
+                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
+            } catch (DuplicateRecordException again) {
+                return decideExisting(op, round + 1, mayTakeOver);
+            }
+        }
+        IdempotencyRecord existing = found.get();
+        if (!existing.expiresAt().isAfter(now)) {
+            // An expired record is as if absent: a new operation under the same key, with its own fingerprint.
+            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
+            return takeOver(op, existing, fresh, round);
+        }
+        if (!op.fingerprint().matches(existing.requestHash())) {
+            events.publish(new IdempotencyEvent.Mismatched(op.policy().endpoint(), op.scopeKey()));
+            throw new IdempotencyException(Problem.of(ProblemType.FINGERPRINT_MISMATCH,
+                    "this idempotency key was used for a different request; use a new key for a new request")
+                    .withStatus(op.policy().mismatchStatus()));
+        }
+        return switch (existing.status()) {
+            case SUCCEEDED, FAILED_FINAL -> replay(op, existing);
+            case PROCESSING -> existing.leaseUntil().filter(now::isBefore).isPresent()
+                    ? inFlight(op, existing, round)
+                    : takeOverAttempt(op, existing, round);
+            case FAILED_RETRYABLE -> takeOverAttempt(op, existing, round);
+        };
+    }
+
+    private Admission takeOverAttempt(Operation op, IdempotencyRecord existing, int round) {
+        Instant now = clock.instant();
+        IdempotencyRecord next = processing(op, newToken(), existing.attempts() + 1, existing.createdAt(), now);
+        return takeOver(op, existing, next, round);
+    }
+
+    private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round) {
+        boolean won = transactions.requiresNew(() ->
+                store.takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next));
+        if (!won) {
+            return decideExisting(op, round + 1, true);
+        }
+        events.publish(new IdempotencyEvent.TakenOver(op.policy().endpoint(), op.scopeKey(), existing.status(),
+                next.attempts()));
+        Claim claim = new Claim(op, next.ownerToken(), next.attempts());
+        boolean earlierAttemptMayHaveActed = next.attempts() > 1 && op.policy().externalSideEffects();
+        if (earlierAttemptMayHaveActed && op.resolver().isPresent()) {
+            return resolveEarlierAttempt(claim, existing);
+        }
+        return new Admission.Execute(claim);
+    }
+
+    private Admission resolveEarlierAttempt(Claim claim, IdempotencyRecord previous) {
+        Operation op = claim.operation();
+        Resolution resolution = op.resolver().orElseThrow()
+                .resolve(new ResolutionRequest(op.scope(), previous, op::derive));
+        if (resolution instanceof Resolution.Done done) {
+            if (!finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()))) {
+                return afterFenced(op);
+            }
+            IdempotencyRecord completed = transactions.requiresNew(() -> store.find(op.scopeKey())).orElseThrow();
+            return replay(op, completed);
+        }
+        if (resolution instanceof Resolution.Unknown unknown) {
+            release(claim);
+            throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
+                    "the outcome of an earlier attempt is not known yet: " + unknown.reason())
+                    .retryAfter(op.policy().retryAfterMax()));
+        }
+        return new Admission.Execute(claim);
+    }
+
+    private Admission inFlight(Operation op, IdempotencyRecord running, int round) {
+        EndpointPolicy policy = op.policy();
+        Duration retryAfter = retryAfter(op, running.leaseUntil());
+        if (policy.inFlight() == InFlightPolicy.WAIT && waiters.tryAcquire()) {
+            try {
+                Optional<Admission> settled = awaitOutcome(op, round);
+                if (settled.isPresent()) {
+                    return settled.get();
+                }
+            } finally {
+                waiters.release();
+            }
+        }
+        events.publish(new IdempotencyEvent.InFlightRejected(policy.endpoint(), op.scopeKey(), policy.inFlight()));
+        if (policy.inFlight() == InFlightPolicy.ACCEPTED) {
+            return new Admission.Accepted(running, retryAfter);
+        }
+        Problem problem = Problem.of(ProblemType.REQUEST_IN_FLIGHT,
+                "a request with this idempotency key is still being processed; retry later").retryAfter(retryAfter);
+        throw new IdempotencyException(policy.inFlight() == InFlightPolicy.TOO_EARLY ? problem.withStatus(425) : problem);
+    }
+
+    // Polls the record until it leaves PROCESSING or the bounded wait ends; the semaphore caps the threads.
+    private Optional<Admission> awaitOutcome(Operation op, int round) {
+        long deadline = System.nanoTime() + op.policy().inFlightWait().toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(WAIT_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+            Optional<IdempotencyRecord> now = transactions.requiresNew(() -> store.find(op.scopeKey()));
+            if (now.isEmpty() || now.get().status() != RecordStatus.PROCESSING) {
+                return Optional.of(decideExisting(op, round + 1, true));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Admission replay(Operation op, IdempotencyRecord record) {
+        events.publish(new IdempotencyEvent.Replayed(op.policy().endpoint(), op.scopeKey(), record.status()));
+        return new Admission.Replay(record);
+    }
+
+    private void enforceLimits(Operation op) {
+        EndpointPolicy policy = op.policy();
+        if (policy.maxInFlightPerPrincipal() <= 0 && policy.maxKeysPerEndpoint() <= 0) {
+            return;
+        }
+        Instant now = clock.instant();
+        ProblemType exceeded = null;
+        if (policy.maxInFlightPerPrincipal() > 0 && transactions.requiresNew(() -> store.countInFlight(
+                op.scope().tenant(), op.scope().principal(), now, policy.maxInFlightPerPrincipal()))
+                >= policy.maxInFlightPerPrincipal()) {
+            exceeded = ProblemType.TOO_MANY_IN_FLIGHT;
+        } else if (policy.maxKeysPerEndpoint() > 0 && transactions.requiresNew(() -> store.countRetained(
+                op.scope().tenant(), op.scope().principal(), policy.endpoint(), now, policy.maxKeysPerEndpoint()))
+                >= policy.maxKeysPerEndpoint()) {
+            exceeded = ProblemType.TOO_MANY_KEYS;
+        }
+        if (exceeded == null) {
+            return;
+        }
+        // A repeat of an operation the caller already has is never limited: it adds nothing.
+        Optional<IdempotencyRecord> own = transactions.requiresNew(() -> store.find(op.scopeKey()));
+        if (own.isPresent() && own.get().expiresAt().isAfter(now)) {
+            return;
+        }
+        events.publish(new IdempotencyEvent.LimitReached(policy.endpoint(), op.scopeKey(), exceeded));
+        Duration retryAfter = exceeded == ProblemType.TOO_MANY_IN_FLIGHT ? policy.lease() : policy.retryAfterMax();
+        throw new IdempotencyException(Problem.of(exceeded, exceeded == ProblemType.TOO_MANY_IN_FLIGHT
+                ? "too many operations of this caller are in progress; retry when one has finished"
+                : "this caller holds too many idempotency keys for this endpoint; retry later")
+                .retryAfter(retryAfter));
+    }
+
+    private Duration retryAfter(Operation op, Optional<Instant> leaseUntil) {
+        Duration remaining = leaseUntil.map(until -> Duration.between(clock.instant(), until)).orElse(Duration.ZERO);
+        if (remaining.isNegative() || remaining.isZero()) {
+            remaining = Duration.ofSeconds(1);
+        }
+        return remaining.compareTo(op.policy().retryAfterMax()) > 0 ? op.policy().retryAfterMax() : remaining;
+    }
+
+    private IdempotencyRecord processing(Operation op, String token, int attempt, Instant createdAt, Instant now) {
+        EndpointPolicy policy = op.policy();
+        return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), policy.endpoint(),
+                op.fingerprint().value(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token,
+                Optional.of(now.plus(policy.lease())), attempt, createdAt, now, now.plus(policy.retention()));
+    }
+
+    private String newToken() {
+        byte[] bytes = new byte[16];
+        random.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    private static IdempotencyException unavailable(StoreUnavailableException e) {
+        return new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
+                "the idempotency store is unavailable; retry").retryAfter(STORE_RETRY_AFTER), e);
+    }
+}
