@@ -1,0 +1,204 @@
+package dev.idempotency.cdi;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.ResponseStorage;
+import dev.idempotency.config.SettingsSource;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.AnnotatedType;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.enterprise.util.AnnotationLiteral;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.container.Suspended;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The portable extension that installs the library: registers its beans and interceptor (so the
+ * library's jar needs no {@code beans.xml}), finds every {@link Idempotent} method and rejects misuse at
+ * deployment with a message naming the method (ids {@code IDEM-D###}), and starts the runtime, so that
+ * an invalid configuration fails the deployment rather than the first request.
+ */
+public class IdempotencyExtension implements Extension {
+    private final List<IdempotentMethod> methods = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private final Map<String, Method> endpoints = new HashMap<>();
+
+    void registerBeans(@Observes BeforeBeanDiscovery event, BeanManager beans) {
+        event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
+        event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
+        event.addAnnotatedType(beans.createAnnotatedType(IdempotencyRuntime.class), IdempotencyRuntime.class.getName());
+    }
+
+    void configurePriority(@Observes ProcessAnnotatedType<IdempotentInterceptor> event) {
+        int priority;
+        try {
+            priority = new IdempotencySettingsProbe().interceptorPriority();
+        } catch (IdempotencyDefinitionException e) {
+            problems.add(e.getMessage());
+            return;
+        }
+        event.configureAnnotatedType()
+                .remove(a -> a.annotationType() == Priority.class)
+                .add(new PriorityLiteral(priority));
+    }
+
+    <T> void findIdempotentMethods(@Observes @WithAnnotations(Idempotent.class) ProcessAnnotatedType<T> event) {
+        AnnotatedType<T> type = event.getAnnotatedType();
+        Idempotent onClass = type.getAnnotation(Idempotent.class);
+        for (AnnotatedMethod<? super T> annotated : type.getMethods()) {
+            Method method = annotated.getJavaMember();
+            Idempotent onMethod = annotated.getAnnotation(Idempotent.class);
+            boolean resourceMethod = isResourceMethod(method);
+            if (onMethod == null && (onClass == null || !resourceMethod)) {
+                continue;
+            }
+            Idempotent effective = onMethod != null ? onMethod : onClass;
+            String where = method.getDeclaringClass().getName() + "#" + method.getName();
+            if (!resourceMethod) {
+                problems.add("IDEM-D001 @Idempotent on " + where + ", which is not a JAX-RS resource method"
+                        + " (it has no @GET/@POST/@PUT/@PATCH/@DELETE or other @HttpMethod annotation)");
+                continue;
+            }
+            if (!check(method, where)) {
+                continue;
+            }
+            String endpoint = effective.endpoint().isEmpty()
+                    ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                    : effective.endpoint();
+            if (!endpoint.matches("[A-Za-z0-9_.-]{1,128}")) {
+                problems.add("IDEM-D005 endpoint name '" + endpoint + "' of " + where
+                        + " must be 1 to 128 characters of letters, digits, '.', '_' or '-'");
+                continue;
+            }
+            Method previous = endpoints.putIfAbsent(endpoint, method);
+            if (previous != null && !previous.equals(method)) {
+                problems.add("IDEM-D006 endpoint name '" + endpoint + "' is used by both " + where + " and "
+                        + previous.getDeclaringClass().getName() + "#" + previous.getName());
+                continue;
+            }
+            Method replayWith = replayWith(method, effective, where);
+            methods.add(new IdempotentMethod(method, effective, endpoint, replayWith));
+        }
+    }
+
+    void reportProblems(@Observes AfterBeanDiscovery event) {
+        problems.forEach(problem -> event.addDefinitionError(new IdempotencyDefinitionException(problem)));
+    }
+
+    void start(@Observes AfterDeploymentValidation event, BeanManager beans) {
+        if (!problems.isEmpty()) {
+            return;
+        }
+        try {
+            IdempotencyRuntime runtime = beans.createInstance().select(IdempotencyRuntime.class).get();
+            runtime.start(methods, Thread.currentThread().getContextClassLoader());
+        } catch (RuntimeException e) {
+            event.addDeploymentProblem(e);
+        }
+    }
+
+    /** The methods found; for tests and diagnostics. */
+    public List<IdempotentMethod> methods() {
+        return List.copyOf(methods);
+    }
+
+    private boolean check(Method method, String where) {
+        Class<?> returnType = method.getReturnType();
+        if (returnType.isPrimitive() && returnType != void.class) {
+            problems.add("IDEM-D002 @Idempotent " + where + " returns a primitive " + returnType
+                    + "; return a reference type or Response, so that a replay can stand in for the result");
+            return false;
+        }
+        boolean suspended = false;
+        for (Parameter parameter : method.getParameters()) {
+            suspended |= parameter.isAnnotationPresent(Suspended.class);
+        }
+        if (suspended || CompletionStage.class.isAssignableFrom(returnType)) {
+            problems.add("IDEM-D003 @Idempotent " + where + " is asynchronous (@Suspended or CompletionStage);"
+                    + " only synchronous resource methods can finish their record in the business transaction");
+            return false;
+        }
+        if (Modifier.isPrivate(method.getModifiers()) || Modifier.isStatic(method.getModifiers())
+                || Modifier.isFinal(method.getModifiers())) {
+            problems.add("IDEM-D007 @Idempotent " + where + " is private, static or final and cannot be intercepted");
+            return false;
+        }
+        return true;
+    }
+
+    private Method replayWith(Method method, Idempotent annotation, String where) {
+        if (annotation.replayWith().isEmpty()) {
+            return null;
+        }
+        if (annotation.storage() != ResponseStorage.MINIMAL && annotation.storage() != ResponseStorage.CONFIGURED) {
+            problems.add("IDEM-D008 @Idempotent " + where + " names replayWith but stores " + annotation.storage());
+            return null;
+        }
+        try {
+            Method rebuild = method.getDeclaringClass().getDeclaredMethod(annotation.replayWith(), String.class);
+            rebuild.setAccessible(true);
+            return rebuild;
+        } catch (NoSuchMethodException e) {
+            problems.add("IDEM-D009 @Idempotent " + where + " names replayWith = \"" + annotation.replayWith()
+                    + "\", but " + method.getDeclaringClass().getName() + " has no method "
+                    + annotation.replayWith() + "(String resourceId)");
+            return null;
+        }
+    }
+
+    private static boolean isResourceMethod(Method method) {
+        for (Annotation annotation : method.getAnnotations()) {
+            if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Reads only the interceptor priority, before the rest of the configuration is validated. */
+    private static final class IdempotencySettingsProbe {
+        int interceptorPriority() {
+            SettingsSource source = SettingsSource.detect(Thread.currentThread().getContextClassLoader());
+            String raw = source.get(dev.idempotency.config.Setting.INTERCEPTOR_PRIORITY.key())
+                    .orElse(dev.idempotency.config.Setting.INTERCEPTOR_PRIORITY.defaultValue());
+            try {
+                return Integer.parseInt(raw);
+            } catch (NumberFormatException e) {
+                throw new IdempotencyDefinitionException("IDEM-C001 invalid configuration "
+                        + dev.idempotency.config.Setting.INTERCEPTOR_PRIORITY.key() + "='" + raw + "': must be an integer");
+            }
+        }
+    }
+
+    @SuppressWarnings("all")
+    private static final class PriorityLiteral extends AnnotationLiteral<Priority> implements Priority {
+        private static final long serialVersionUID = 1L;
+        private final int value;
+
+        PriorityLiteral(int value) {
+            this.value = value;
+        }
+
+        @Override
+        public int value() {
+            return value;
+        }
+    }
+}

@@ -1,0 +1,378 @@
+package dev.idempotency.cdi;
+
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyMaintenance;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.ResponseStorage;
+import dev.idempotency.Scope;
+import dev.idempotency.config.IdempotencySettings;
+import dev.idempotency.config.SettingsSource;
+import dev.idempotency.core.CanonicalJson;
+import dev.idempotency.core.DefaultScopeResolver;
+import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.Fingerprinter;
+import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.RequestFacts;
+import dev.idempotency.core.ResponseSealer;
+import dev.idempotency.core.ScopeDigest;
+import dev.idempotency.jaxrs.CapturedRequest;
+import dev.idempotency.jdbc.JdbcRecordStore;
+import dev.idempotency.json.JacksonCanonicalJson;
+import dev.idempotency.jta.JtaTransactions;
+import dev.idempotency.jta.TransactionManagerLookup;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.OutcomeResolver;
+import dev.idempotency.spi.RecordStore;
+import dev.idempotency.spi.ScopeRequest;
+import dev.idempotency.spi.ScopeResolver;
+import dev.idempotency.spi.StoredResponse;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.inject.Inject;
+import jakarta.transaction.TransactionManager;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.lang.reflect.Method;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The library inside one application: configuration, the protocol and its collaborators, resolved
+ * once when the deployment is validated. Collaborators the application provides as beans
+ * ({@link RecordStore}, {@link ScopeResolver}, {@link OutcomeResolver}, {@link Clock},
+ * {@link TransactionManager}) replace the defaults.
+ */
+@ApplicationScoped
+public class IdempotencyRuntime implements IdempotencyMaintenance {
+    private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
+    static final String DEFAULT_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+
+    @Inject
+    Instance<RecordStore> stores;
+    @Inject
+    Instance<ScopeResolver> scopeResolvers;
+    @Inject
+    Instance<OutcomeResolver> outcomeResolvers;
+    @Inject
+    Instance<TransactionManager> transactionManagers;
+    @Inject
+    Instance<Clock> clocks;
+    @Inject
+    BeanManager beanManager;
+
+    private volatile boolean started;
+    private IdempotencySettings settings;
+    private RecordStore store;
+    private JtaTransactions transactions;
+    private IdempotencyProtocol protocol;
+    private Fingerprinter fingerprinter;
+    private CanonicalJson canonicalJson;
+    private ResponseSealer sealer;
+    private ScopeResolver scopeResolver;
+    private Clock clock;
+    private final Map<Method, IdempotentMethod> methods = new HashMap<>();
+    private final Map<String, EndpointPolicy> policies = new HashMap<>();
+    private ScheduledFuture<?> purgeTask;
+
+    /**
+     * Reads the configuration and builds everything; called once at deployment validation.
+     *
+     * @throws IdempotencyDefinitionException for any invalid setting or annotation value
+     */
+    synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader) {
+        if (started) {
+            return;
+        }
+        settings = new IdempotencySettings(SettingsSource.detect(loader));
+        if (settings.usesDevelopmentSecret()) {
+            LOG.warning("IDEM-W001 idempotency.insecure-development-secret=true: request fingerprints use a publicly"
+                    + " known secret. Never run like this in production.");
+        }
+        for (IdempotentMethod method : found) {
+            EndpointPolicy policy = settings.policyFor(method.endpoint(), method.annotation());
+            methods.put(method.method(), method);
+            policies.put(method.endpoint(), policy);
+        }
+        clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
+        canonicalJson = new JacksonCanonicalJson();
+        fingerprinter = new Fingerprinter(settings.secret(), settings.previousSecrets(), canonicalJson);
+        sealer = new ResponseSealer(settings.encryptionKeys(), settings.activeEncryptionKey(), new SecureRandom());
+        TransactionManager tm = transactionManagers.isResolvable() ? transactionManagers.get()
+                : TransactionManagerLookup.fromJndi();
+        if (tm == null) {
+            throw new IdempotencyDefinitionException("IDEM-D010 no JTA TransactionManager found (looked for a CDI bean"
+                    + " and at the JNDI names of WildFly and Payara)");
+        }
+        transactions = new JtaTransactions(tm);
+        store = stores.isResolvable() ? stores.get() : jdbcStore();
+        if (settings.createSchema() && store instanceof JdbcRecordStore jdbc) {
+            transactions.requiresNew(() -> {
+                jdbc.createSchema();
+                return null;
+            });
+        }
+        scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
+                : new DefaultScopeResolver(settings.tenantSource().fromHeader(), settings.tenantSource().value(),
+                settings.anonymousAllowed());
+        protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
+                settings.maxWaiters());
+        schedulePurge();
+        started = true;
+    }
+
+    private RecordStore jdbcStore() {
+        DataSource dataSource;
+        try {
+            dataSource = (DataSource) new InitialContext().lookup(settings.datasource());
+        } catch (NamingException | ClassCastException e) {
+            throw new IdempotencyDefinitionException("IDEM-D011 no DataSource at " + settings.datasource()
+                    + " (set idempotency.datasource to the JNDI name of the record table's JTA DataSource)", e);
+        }
+        return JdbcRecordStore.forDataSource(dataSource, settings.table());
+    }
+
+    private void schedulePurge() {
+        Duration interval = settings.purgeInterval();
+        if (interval.isZero()) {
+            return;
+        }
+        try {
+            Object found = new InitialContext().lookup(DEFAULT_SCHEDULER);
+            if (found instanceof ManagedScheduledExecutorService scheduler) {
+                long millis = interval.toMillis();
+                purgeTask = scheduler.scheduleWithFixedDelay(this::scheduledPurge, millis, millis, TimeUnit.MILLISECONDS);
+            }
+        } catch (NamingException | LinkageError e) {
+            LOG.info("IDEM-I002 no managed scheduled executor at " + DEFAULT_SCHEDULER
+                    + "; expired records are purged only when IdempotencyMaintenance.purgeExpired() is called");
+        }
+    }
+
+    private void scheduledPurge() {
+        try {
+            purgeExpired();
+        } catch (RuntimeException e) {
+            // The next run tries again; a failed purge only delays cleanup.
+            LOG.log(Level.WARNING, "IDEM-W002 scheduled purge of expired idempotency records failed", e);
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        if (purgeTask != null) {
+            purgeTask.cancel(false);
+        }
+    }
+
+    @Override
+    public int purgeExpired() {
+        return protocol().purgeExpired(settings.purgeBatchSize(), 1000);
+    }
+
+    IdempotencyProtocol protocol() {
+        if (!started) {
+            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the idempotency library has not started"));
+        }
+        return protocol;
+    }
+
+    public IdempotencySettings settings() {
+        return settings;
+    }
+
+    JtaTransactions transactions() {
+        return transactions;
+    }
+
+    KeyRules keyRules() {
+        return settings.keyRules();
+    }
+
+    CanonicalJson canonicalJson() {
+        return canonicalJson;
+    }
+
+    /** The method descriptor for an intercepted method, matching overrides by signature. */
+    IdempotentMethod method(Method invoked) {
+        IdempotentMethod direct = methods.get(invoked);
+        if (direct != null) {
+            return direct;
+        }
+        for (IdempotentMethod candidate : methods.values()) {
+            Method m = candidate.method();
+            if (m.getName().equals(invoked.getName())
+                    && java.util.Arrays.equals(m.getParameterTypes(), invoked.getParameterTypes())
+                    && (m.getDeclaringClass().isAssignableFrom(invoked.getDeclaringClass())
+                    || invoked.getDeclaringClass().isAssignableFrom(m.getDeclaringClass()))) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    EndpointPolicy policy(String endpoint) {
+        return policies.get(endpoint);
+    }
+
+    Optional<OutcomeResolver> resolverFor(EndpointPolicy policy) {
+        if (!policy.externalSideEffects()) {
+            return Optional.empty();
+        }
+        for (OutcomeResolver resolver : outcomeResolvers) {
+            if (resolver.handles(policy.endpoint())) {
+                return Optional.of(resolver);
+            }
+        }
+        return Optional.empty();
+    }
+
+    Scope scope(CapturedRequest request, String endpoint, String key) {
+        return scopeResolver.resolve(scopeRequest(request, endpoint, key));
+    }
+
+    /** The scope of a status lookup: the same resolver, so another caller's key lands in another scope. */
+    public Optional<IdempotencyRecord> findOwn(CapturedRequest request, String endpoint, String rawKey) {
+        if (!policies.containsKey(endpoint)) {
+            throw new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND, "no such endpoint"));
+        }
+        String key = keyRules().parse(rawKey);
+        Scope scope = scope(request, endpoint, key);
+        String scopeKey = ScopeDigest.of(scope);
+        return transactions.requiresNew(() -> store.find(scopeKey))
+                .filter(r -> r.expiresAt().isAfter(clock.instant()));
+    }
+
+    Fingerprinter.RequestFingerprint fingerprint(CapturedRequest request, EndpointPolicy policy, Scope scope) {
+        RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
+                apiVersion(request, policy.endpoint()), scope.tenant() + "/" + scope.principal(), request.body());
+        try {
+            return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
+        } catch (CanonicalJson.MalformedBodyException e) {
+            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
+                    "the request body is not valid JSON: " + e.getMessage()), e);
+        }
+    }
+
+    private String apiVersion(CapturedRequest request, String endpoint) {
+        String source = settings.apiVersionSource(endpoint);
+        if (source.startsWith("header:")) {
+            List<String> values = request.header(source.substring("header:".length()));
+            return values.isEmpty() ? "" : String.join(",", values);
+        }
+        if (source.startsWith("path-segment:")) {
+            int index = Integer.parseInt(source.substring("path-segment:".length()));
+            String[] segments = java.util.Arrays.stream(request.path().split("/")).filter(s -> !s.isEmpty())
+                    .toArray(String[]::new);
+            return index < segments.length ? segments[index] : "";
+        }
+        return "";
+    }
+
+    /** The stored form of a first response under the endpoint's storage mode. */
+    StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
+        return switch (policy.storage()) {
+            case FULL -> first;
+            case ENCRYPTED -> sealer.seal(first, scopeKey);
+            case MINIMAL -> first.withBody(new byte[0], StoredResponse.OMITTED);
+            case CONFIGURED -> throw new IllegalStateException("resolved policies have no CONFIGURED storage");
+        };
+    }
+
+    /** A stored response made readable again (decrypted); minimal bodies are rebuilt by the caller. */
+    StoredResponse opened(StoredResponse stored, String scopeKey) {
+        return sealer.open(stored, scopeKey);
+    }
+
+    boolean storesMinimal(EndpointPolicy policy) {
+        return policy.storage() == ResponseStorage.MINIMAL;
+    }
+
+    /** At the end of a request: a claim that nobody finished goes back (or its commit outcome is settled). */
+    void settleAbandoned(IdempotentExchange exchange) {
+        try {
+            if (exchange.reply() != null && exchange.reply().awaitsCommit()) {
+                if (!Boolean.TRUE.equals(exchange.hasCommitted())) {
+                    protocol.settleUnknownCommit(exchange.claim());
+                }
+            } else {
+                protocol.release(exchange.claim());
+            }
+        } catch (RuntimeException e) {
+            // The lease still bounds the claim: after it, a retry takes the operation over.
+            LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + exchange.claim()
+                    + "; it will be taken over when its lease ends", e);
+        }
+        exchange.settled();
+    }
+
+    /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */
+    public void recordFailure(IdempotentExchange exchange, StoredResponse response, boolean retryable) {
+        IdempotencyProtocol p = protocol();
+        EndpointPolicy policy = exchange.operation().policy();
+        if (retryable) {
+            p.release(exchange.claim());
+        } else {
+            p.finishAlone(exchange.claim(), RecordStatus.FAILED_FINAL,
+                    Optional.of(forStorage(response, policy, exchange.operation().scopeKey())));
+        }
+        exchange.settled();
+    }
+
+    private void fire(IdempotencyEvent event) {
+        try {
+            beanManager.getEvent().select(IdempotencyEvent.class).fire(event);
+        } catch (RuntimeException e) {
+            // An observer's failure must not change the outcome of the operation it observes.
+            LOG.log(Level.WARNING, "IDEM-W004 an observer of " + event.getClass().getSimpleName() + " failed", e);
+        }
+    }
+
+    static ScopeRequest scopeRequest(CapturedRequest request, String endpoint, String key) {
+        return new ScopeRequest() {
+            @Override
+            public Optional<String> principalName() {
+                return request.principalName();
+            }
+
+            @Override
+            public boolean isUserInRole(String role) {
+                return request.security() != null && request.security().isUserInRole(role);
+            }
+
+            @Override
+            public List<String> header(String name) {
+                return request.header(name);
+            }
+
+            @Override
+            public String endpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public String key() {
+                return key;
+            }
+        };
+    }
+}

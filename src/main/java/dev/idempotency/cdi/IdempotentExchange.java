@@ -1,0 +1,136 @@
+package dev.idempotency.cdi;
+
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.Scope;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.Operation;
+import dev.idempotency.jaxrs.CapturedRequest;
+import dev.idempotency.spi.StoredResponse;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.RequestScoped;
+
+import java.util.Optional;
+
+/**
+ * One idempotent request as it passes from the JAX-RS request filter, through the interceptor, to the
+ * response filter; also the application's {@link IdempotencyContext}. Request scoped: at the end of the
+ * request, a claim that nobody finished is given back (the safety net for unmapped exceptions).
+ */
+@RequestScoped
+public class IdempotentExchange implements IdempotencyContext {
+
+    /** What the response filter must send: a stored outcome, and whether it is a replay. */
+    public record Reply(StoredResponse response, boolean replayed, boolean awaitsCommit) {
+    }
+
+    private CapturedRequest request;
+    private Operation operation;
+    private Claim claim;
+    private Reply reply;
+    private Boolean committed;
+    private Optional<Boolean> failureRetryable;
+    private boolean settled;
+    private IdempotencyRuntime runtime;
+
+    public void capture(CapturedRequest captured, IdempotencyRuntime owner) {
+        this.request = captured;
+        this.runtime = owner;
+    }
+
+    public CapturedRequest request() {
+        return request;
+    }
+
+    void begin(Operation op) {
+        this.operation = op;
+    }
+
+    void claimed(Claim newClaim) {
+        this.claim = newClaim;
+    }
+
+    Claim claim() {
+        return claim;
+    }
+
+    Operation operation() {
+        return operation;
+    }
+
+    /** The policy of the endpoint this request runs on (null before the interceptor ran). */
+    public EndpointPolicy policy() {
+        return operation == null ? null : operation.policy();
+    }
+
+    void reply(Reply answer) {
+        this.reply = answer;
+    }
+
+    public Reply reply() {
+        return reply;
+    }
+
+    /** The business method threw: the response filter records the mapped response as a failure. */
+    void failedWith(Optional<Boolean> retryableByType) {
+        this.failureRetryable = retryableByType;
+    }
+
+    /** Whether a thrown exception's outcome still has to be recorded; its type's classification if configured. */
+    public Optional<Optional<Boolean>> pendingFailure() {
+        return settled || failureRetryable == null ? Optional.empty() : Optional.of(failureRetryable);
+    }
+
+    void committed(boolean outcome) {
+        this.committed = outcome;
+    }
+
+    /** For a joined business transaction: whether it has committed (null while unknown). */
+    public Boolean hasCommitted() {
+        return committed;
+    }
+
+    /** The claim needs nothing more: finished, released or replayed. */
+    void settled() {
+        this.settled = true;
+    }
+
+    public boolean isSettled() {
+        return settled;
+    }
+
+    @Override
+    public boolean isActive() {
+        return operation != null;
+    }
+
+    @Override
+    public Optional<String> key() {
+        return Optional.ofNullable(operation).map(op -> op.scope().key());
+    }
+
+    @Override
+    public Optional<Scope> scope() {
+        return Optional.ofNullable(operation).map(Operation::scope);
+    }
+
+    @Override
+    public int attempt() {
+        return claim == null ? 0 : claim.attempt();
+    }
+
+    @Override
+    public String derive(String purpose) {
+        if (operation == null) {
+            throw new IllegalStateException("IDEM-X001 no idempotent operation is active in this call");
+        }
+        return operation.derive(purpose);
+    }
+
+    @PreDestroy
+    void endOfRequest() {
+        if (runtime != null && claim != null && !settled) {
+            runtime.settleAbandoned(this);
+        }
+    }
+}

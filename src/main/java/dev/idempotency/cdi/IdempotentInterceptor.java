@@ -1,0 +1,198 @@
+package dev.idempotency.cdi;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.KeySource;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.Scope;
+import dev.idempotency.core.Admission;
+import dev.idempotency.core.CanonicalJson;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.Operation;
+import dev.idempotency.jaxrs.CapturedRequest;
+import dev.idempotency.jaxrs.OperationStatus;
+import dev.idempotency.jaxrs.ResponseSnapshots;
+import dev.idempotency.jta.JtaTransactions;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.StoredResponse;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+import java.lang.reflect.InvocationTargetException;
+import java.util.Optional;
+
+/**
+ * Runs an {@link Idempotent} resource method under the protocol: admit (claim, replay or reject), run
+ * the method in a JTA transaction, and finish the record in that same transaction with the response
+ * bytes the client gets. Its priority puts it inside the application's {@code @Transactional}
+ * (configurable with {@code idempotency.interceptor-priority}).
+ */
+@Idempotent
+@Interceptor
+@Priority(Interceptor.Priority.LIBRARY_BEFORE + 10)
+public class IdempotentInterceptor {
+
+    @Inject
+    IdempotencyRuntime runtime;
+    @Inject
+    IdempotentExchange exchange;
+
+    @AroundInvoke
+    public Object around(InvocationContext invocation) throws Exception {
+        IdempotentMethod method = runtime.method(invocation.getMethod());
+        if (method == null || exchange.isActive()) {
+            // A nested call inside an operation that is already protected.
+            return invocation.proceed();
+        }
+        CapturedRequest request = exchange.request();
+        if (request == null) {
+            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
+                    "this @Idempotent method was called without the library's JAX-RS filters (register "
+                            + "dev.idempotency.jaxrs.IdempotencyFeature, or let the server scan the library)"));
+        }
+        EndpointPolicy policy = runtime.policy(method.endpoint());
+        String key = key(policy, request);
+        if (key == null) {
+            if (policy.keyRequired()) {
+                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
+                        ? "the " + policy.keyName() + " header is required on this endpoint"
+                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
+            }
+            return invocation.proceed();
+        }
+        Scope scope = runtime.scope(request, policy.endpoint(), key);
+        Operation op = Operation.of(scope, runtime.fingerprint(request, policy, scope), policy, runtime.resolverFor(policy));
+        exchange.begin(op);
+        Admission admission = runtime.protocol().admit(op);
+        if (admission instanceof Admission.Execute execute) {
+            return execute(invocation, method, execute.claim(), request);
+        }
+        if (admission instanceof Admission.Replay replay) {
+            exchange.reply(new IdempotentExchange.Reply(replayable(replay.record(), method, invocation, request), true, false));
+        } else if (admission instanceof Admission.Accepted accepted) {
+            exchange.reply(new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
+                    runtime.settings().statusPath(policy.endpoint()), key, accepted.retryAfter()), false, false));
+        }
+        exchange.settled();
+        return null;
+    }
+
+    private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request)
+            throws Exception {
+        exchange.claimed(claim);
+        EndpointPolicy policy = claim.operation().policy();
+        IdempotencyProtocol protocol = runtime.protocol();
+        JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
+        Object result;
+        StoredResponse first;
+        try {
+            result = invocation.proceed();
+            first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
+        } catch (Exception | Error thrown) {
+            tx.abandon();
+            // The response filter records what the application's exception mappers make of it.
+            exchange.failedWith(policy.isRetryable(thrown));
+            throw thrown;
+        }
+        if (first.status() >= 500) {
+            // A retryable outcome: nothing of it may stay, the retry runs again.
+            tx.abandon();
+            protocol.release(claim);
+            exchange.settled();
+            exchange.reply(new IdempotentExchange.Reply(first, false, false));
+            return result;
+        }
+        RecordStatus status = first.status() >= 400 ? RecordStatus.FAILED_FINAL : RecordStatus.SUCCEEDED;
+        boolean finished;
+        try {
+            finished = protocol.finish(claim, status,
+                    Optional.of(runtime.forStorage(first, policy, claim.operation().scopeKey())),
+                    ResponseSnapshots.resourceId(first));
+        } catch (RuntimeException e) {
+            tx.abandon();
+            exchange.failedWith(Optional.of(true));
+            throw e;
+        }
+        if (!finished) {
+            // Fenced out: another executor owns the operation now; our business work must not commit.
+            tx.abandon();
+            exchange.settled();
+            Admission winner = protocol.afterFenced(claim.operation());
+            IdempotencyRecord record = ((Admission.Replay) winner).record();
+            exchange.reply(new IdempotentExchange.Reply(replayable(record, method, invocation, request), true, false));
+            return null;
+        }
+        if (tx.owned()) {
+            commit(tx, claim, first, protocol);
+        } else {
+            tx.afterCompletion(exchange::committed);
+            exchange.reply(new IdempotentExchange.Reply(first, false, true));
+        }
+        return result;
+    }
+
+    private void commit(JtaTransactions.BusinessTransaction tx, Claim claim, StoredResponse first,
+                        IdempotencyProtocol protocol) {
+        try {
+            tx.commit();
+            exchange.settled();
+            exchange.reply(new IdempotentExchange.Reply(first, false, false));
+        } catch (JtaTransactions.TransactionFailure failure) {
+            if (failure.rolledBack()) {
+                // E.g. a constraint violated at flush: the application's mappers decide what the client sees.
+                exchange.failedWith(Optional.empty());
+                throw failure;
+            }
+            Optional<IdempotencyRecord> committed = protocol.settleUnknownCommit(claim);
+            exchange.settled();
+            if (committed.isEmpty()) {
+                throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
+                        "the outcome could not be committed; retry with the same key")
+                        .retryAfter(java.time.Duration.ofSeconds(1)), failure);
+            }
+            exchange.reply(new IdempotentExchange.Reply(first, false, false));
+        }
+    }
+
+    /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */
+    private StoredResponse replayable(IdempotencyRecord record, IdempotentMethod method, InvocationContext invocation,
+                                      CapturedRequest request) throws Exception {
+        StoredResponse stored = runtime.opened(record.response().orElseThrow(() -> new IllegalStateException(
+                "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey());
+        if (!StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
+            return stored;
+        }
+        if (method.replayWith() == null || record.resourceId().isEmpty()) {
+            return stored.withBody(new byte[0], StoredResponse.PLAIN);
+        }
+        Object entity;
+        try {
+            entity = method.replayWith().invoke(invocation.getTarget(), record.resourceId().get());
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+        StoredResponse rebuilt = ResponseSnapshots.ofResult(entity, method.replayWith(), request,
+                runtime.policy(method.endpoint()));
+        return new StoredResponse(stored.status(), stored.headers(), rebuilt.body(), StoredResponse.PLAIN);
+    }
+
+    private String key(EndpointPolicy policy, CapturedRequest request) {
+        if (policy.keySource() == KeySource.HEADER) {
+            return runtime.keyRules().fromHeader(request.header(policy.keyName()));
+        }
+        try {
+            return runtime.canonicalJson().scalarField(request.body(), policy.keyName())
+                    .map(runtime.keyRules()::validate).orElse(null);
+        } catch (CanonicalJson.MalformedBodyException e) {
+            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
+                    "the request body is not valid JSON: " + e.getMessage()), e);
+        }
+    }
+}

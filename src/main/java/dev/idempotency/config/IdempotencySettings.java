@@ -1,0 +1,421 @@
+package dev.idempotency.config;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyDefinitionException;
+import dev.idempotency.InFlightPolicy;
+import dev.idempotency.KeySource;
+import dev.idempotency.ResponseStorage;
+import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.KeyRules;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The library's configuration, read and validated once at start-up. For a per-endpoint setting the
+ * most specific value wins: {@code idempotency.endpoints.<endpoint>.<name>}, then the annotation member,
+ * then {@code idempotency.<name>}, then the built-in default. Every invalid value is reported with its
+ * key (message id {@code IDEM-C001}) and fails the deployment.
+ */
+public final class IdempotencySettings {
+    /** Publicly known: only for {@code idempotency.insecure-development-secret=true}. */
+    static final String DEVELOPMENT_SECRET = "idempotency-cdi insecure development secret, never use in production";
+
+    private final SettingsSource source;
+    private final byte[] secret;
+    private final List<byte[]> previousSecrets;
+    private final boolean developmentSecret;
+    private final KeyRules keyRules;
+    private final Map<String, byte[]> encryptionKeys;
+    private final String activeEncryptionKey;
+
+    public IdempotencySettings(SettingsSource source) {
+        this.source = source;
+        this.developmentSecret = bool(Setting.INSECURE_DEVELOPMENT_SECRET);
+        Optional<String> configured = source.get(Setting.SECRET.key());
+        if (configured.isEmpty() && !developmentSecret) {
+            throw new IdempotencyDefinitionException("IDEM-C002 " + Setting.SECRET.key()
+                    + " is not set: the request fingerprint needs a server secret of at least 32 bytes. Set it"
+                    + " (server property, environment variable IDEMPOTENCY_SECRET or MicroProfile Config), or set "
+                    + Setting.INSECURE_DEVELOPMENT_SECRET.key() + "=true for development only.");
+        }
+        this.secret = utf8AtLeast32(Setting.SECRET.key(), configured.orElse(DEVELOPMENT_SECRET));
+        this.previousSecrets = new ArrayList<>();
+        for (String previous : list(Setting.PREVIOUS_SECRETS)) {
+            previousSecrets.add(utf8AtLeast32(Setting.PREVIOUS_SECRETS.key(), previous));
+        }
+        this.keyRules = keyRules();
+        this.encryptionKeys = encryptionKeys();
+        String active = raw(Setting.ENCRYPTION_ACTIVE_KEY);
+        if (!active.isEmpty() && !encryptionKeys.containsKey(active)) {
+            throw invalid(Setting.ENCRYPTION_ACTIVE_KEY.key(), active, "names no key of " + Setting.ENCRYPTION_KEYS.key());
+        }
+        if (active.isEmpty() && !encryptionKeys.isEmpty()) {
+            throw invalid(Setting.ENCRYPTION_ACTIVE_KEY.key(), "", "must name one of the configured encryption keys");
+        }
+        this.activeEncryptionKey = active.isEmpty() ? null : active;
+        // Validate the remaining global values now, so a typo fails start-up and not the first request.
+        datasource();
+        table();
+        bool(Setting.CREATE_SCHEMA);
+        interceptorPriority();
+        anonymousAllowed();
+        tenantSource();
+        positive(Setting.IN_FLIGHT_MAX_WAITERS, raw(Setting.IN_FLIGHT_MAX_WAITERS));
+        positive(Setting.MAX_REQUEST_BYTES, raw(Setting.MAX_REQUEST_BYTES));
+        positive(Setting.PURGE_BATCH_SIZE, raw(Setting.PURGE_BATCH_SIZE));
+        purgeInterval();
+        problemBase();
+    }
+
+    public byte[] secret() {
+        return secret.clone();
+    }
+
+    public List<byte[]> previousSecrets() {
+        return previousSecrets.stream().map(byte[]::clone).toList();
+    }
+
+    /** Whether the publicly known development secret is in use (logged loudly at start-up). */
+    public boolean usesDevelopmentSecret() {
+        return developmentSecret && source.get(Setting.SECRET.key()).isEmpty();
+    }
+
+    public KeyRules keyRules() {
+        if (keyRules != null) {
+            return keyRules;
+        }
+        int min = intValue(Setting.KEY_MIN_LENGTH, raw(Setting.KEY_MIN_LENGTH));
+        int max = intValue(Setting.KEY_MAX_LENGTH, raw(Setting.KEY_MAX_LENGTH));
+        if (min < 1 || max < min || max > 1024) {
+            throw invalid(Setting.KEY_MAX_LENGTH.key(), min + ".." + max, "key lengths must satisfy 1 <= min <= max <= 1024");
+        }
+        String pattern = raw(Setting.KEY_PATTERN);
+        try {
+            return new KeyRules(min, max, pattern.isEmpty() ? null : Pattern.compile(pattern));
+        } catch (PatternSyntaxException e) {
+            throw invalid(Setting.KEY_PATTERN.key(), pattern, "is not a regular expression: " + e.getDescription());
+        }
+    }
+
+    public Map<String, byte[]> encryptionKeys() {
+        if (encryptionKeys != null) {
+            return encryptionKeys;
+        }
+        Map<String, byte[]> keys = new LinkedHashMap<>();
+        for (String entry : list(Setting.ENCRYPTION_KEYS)) {
+            int colon = entry.indexOf(':');
+            if (colon <= 0) {
+                throw invalid(Setting.ENCRYPTION_KEYS.key(), "(hidden)", "entries must be id:base64");
+            }
+            byte[] key;
+            try {
+                key = Base64.getDecoder().decode(entry.substring(colon + 1));
+            } catch (IllegalArgumentException e) {
+                throw invalid(Setting.ENCRYPTION_KEYS.key(), "(hidden)", "key '" + entry.substring(0, colon) + "' is not base64");
+            }
+            if (key.length != 16 && key.length != 24 && key.length != 32) {
+                throw invalid(Setting.ENCRYPTION_KEYS.key(), "(hidden)",
+                        "key '" + entry.substring(0, colon) + "' must be 16, 24 or 32 bytes");
+            }
+            keys.put(entry.substring(0, colon), key);
+        }
+        return keys;
+    }
+
+    /** The id of the key new responses are sealed with, or null. */
+    public String activeEncryptionKey() {
+        return activeEncryptionKey;
+    }
+
+    public String datasource() {
+        return raw(Setting.DATASOURCE);
+    }
+
+    public String table() {
+        String table = raw(Setting.TABLE);
+        if (!table.matches("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+            throw invalid(Setting.TABLE.key(), table, "must be an SQL identifier, optionally schema-qualified");
+        }
+        return table;
+    }
+
+    public boolean createSchema() {
+        return bool(Setting.CREATE_SCHEMA);
+    }
+
+    public int interceptorPriority() {
+        return intValue(Setting.INTERCEPTOR_PRIORITY, raw(Setting.INTERCEPTOR_PRIORITY));
+    }
+
+    public boolean anonymousAllowed() {
+        String value = raw(Setting.ANONYMOUS).toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "reject" -> false;
+            case "allow" -> true;
+            default -> throw invalid(Setting.ANONYMOUS.key(), value, "must be reject or allow");
+        };
+    }
+
+    /** The default ScopeResolver's tenant source: {@code constant:<value>} or {@code header:<name>}. */
+    public TenantSource tenantSource() {
+        String value = raw(Setting.TENANT);
+        if (value.startsWith("constant:")) {
+            return new TenantSource(false, value.substring("constant:".length()));
+        }
+        if (value.startsWith("header:") && value.length() > "header:".length()) {
+            return new TenantSource(true, value.substring("header:".length()));
+        }
+        throw invalid(Setting.TENANT.key(), value, "must be constant:<value> or header:<name>");
+    }
+
+    /** Where the tenant comes from: a constant, or a header set by a trusted gateway. */
+    public record TenantSource(boolean fromHeader, String value) {
+    }
+
+    public int maxWaiters() {
+        return intValue(Setting.IN_FLIGHT_MAX_WAITERS, raw(Setting.IN_FLIGHT_MAX_WAITERS));
+    }
+
+    public int maxRequestBytes() {
+        return intValue(Setting.MAX_REQUEST_BYTES, raw(Setting.MAX_REQUEST_BYTES));
+    }
+
+    public int purgeBatchSize() {
+        return intValue(Setting.PURGE_BATCH_SIZE, raw(Setting.PURGE_BATCH_SIZE));
+    }
+
+    /** Zero disables the scheduled purge. */
+    public Duration purgeInterval() {
+        Duration interval = duration(Setting.PURGE_INTERVAL.key(), raw(Setting.PURGE_INTERVAL));
+        if (interval.isNegative()) {
+            throw invalid(Setting.PURGE_INTERVAL.key(), raw(Setting.PURGE_INTERVAL), "must not be negative");
+        }
+        return interval;
+    }
+
+    public String problemBase() {
+        String base = raw(Setting.PROBLEM_BASE);
+        if (!base.endsWith("/") && !base.endsWith("#") && !base.endsWith(":")) {
+            throw invalid(Setting.PROBLEM_BASE.key(), base, "must end with '/', '#' or ':'");
+        }
+        try {
+            java.net.URI.create(base);
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.PROBLEM_BASE.key(), base, "is not a URI");
+        }
+        return base;
+    }
+
+    /** The API version source of an endpoint: {@code header:<name>}, {@code path-segment:<n>} or none. */
+    public String apiVersionSource(String endpoint) {
+        String value = endpointRaw(Setting.API_VERSION, endpoint, null);
+        if (value.isEmpty() || value.matches("header:.+") || value.matches("path-segment:\\d+")) {
+            return value;
+        }
+        throw invalid(Setting.API_VERSION.key(endpoint), value, "must be header:<name>, path-segment:<n> or empty");
+    }
+
+    public String statusPath(String endpoint) {
+        return endpointRaw(Setting.STATUS_PATH, endpoint, null);
+    }
+
+    /**
+     * The endpoint's resolved policy.
+     *
+     * @throws IdempotencyDefinitionException when a value (annotation or configuration) is invalid
+     */
+    public EndpointPolicy policyFor(String endpoint, Idempotent annotation) {
+        String keyName = annotation.keyName();
+        if (annotation.keySource() == KeySource.HEADER && keyName.isEmpty()) {
+            keyName = endpointRaw(Setting.KEY_HEADER, endpoint, null);
+        }
+        if (annotation.keySource() == KeySource.BODY_FIELD && keyName.isEmpty()) {
+            throw new IdempotencyDefinitionException("IDEM-D004 @Idempotent(keySource = BODY_FIELD) on endpoint '"
+                    + endpoint + "' needs keyName, the body field holding the key");
+        }
+        Duration retention = durationSetting(Setting.RETENTION, endpoint, annotation.retention());
+        Duration lease = durationSetting(Setting.LEASE, endpoint, annotation.lease());
+        Duration wait = durationSetting(Setting.IN_FLIGHT_WAIT, endpoint, null);
+        if (wait.compareTo(Duration.ofSeconds(30)) > 0) {
+            throw invalid(Setting.IN_FLIGHT_WAIT.key(endpoint), wait.toString(), "must be at most PT30S");
+        }
+        Duration retryAfterMax = durationSetting(Setting.RETRY_AFTER_MAX, endpoint, null);
+        InFlightPolicy inFlight = inFlight(endpoint, annotation.inFlight());
+        ResponseStorage storage = storage(endpoint, annotation.storage());
+        if (storage == ResponseStorage.ENCRYPTED && activeEncryptionKey == null) {
+            throw new IdempotencyDefinitionException("IDEM-C003 endpoint '" + endpoint + "' stores responses encrypted,"
+                    + " but " + Setting.ENCRYPTION_KEYS.key() + " / " + Setting.ENCRYPTION_ACTIVE_KEY.key() + " are not set");
+        }
+        String mismatch = endpointRaw(Setting.MISMATCH_STATUS, endpoint, null);
+        if (!mismatch.equals("422") && !mismatch.equals("409")) {
+            throw invalid(Setting.MISMATCH_STATUS.key(endpoint), mismatch, "must be 422 or 409");
+        }
+        Set<String> ignored = new LinkedHashSet<>(splitList(endpointRaw(Setting.FINGERPRINT_IGNORE, endpoint, null)));
+        Map<String, String> defaults = fieldDefaults(endpoint);
+        List<String> replayed = splitList(endpointRaw(Setting.REPLAYED_HEADERS, endpoint, null));
+        for (String header : replayed) {
+            if (header.equalsIgnoreCase("Set-Cookie") || header.equalsIgnoreCase("Authorization")
+                    || header.equalsIgnoreCase("WWW-Authenticate") || header.equalsIgnoreCase("Proxy-Authenticate")) {
+                throw invalid(Setting.REPLAYED_HEADERS.key(endpoint), header, "credentials are never stored");
+            }
+        }
+        return new EndpointPolicy(endpoint, annotation.keySource(), keyName, annotation.keyRequired(), retention, lease,
+                inFlight, wait, storage, annotation.replayWith(), Arrays.asList(annotation.finalOn()),
+                Arrays.asList(annotation.retryOn()), annotation.externalSideEffects(), Integer.parseInt(mismatch),
+                ignored, defaults, nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
+                nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
+                positive(Setting.MAX_RESPONSE_BYTES, endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
+                replayed, retryAfterMax);
+    }
+
+    private Map<String, String> fieldDefaults(String endpoint) {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        String raw = endpointRaw(Setting.FINGERPRINT_DEFAULTS, endpoint, null);
+        for (String entry : raw.split(";")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw invalid(Setting.FINGERPRINT_DEFAULTS.key(endpoint), raw, "entries must be path=<json>");
+            }
+            defaults.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+        }
+        return defaults;
+    }
+
+    private InFlightPolicy inFlight(String endpoint, InFlightPolicy annotated) {
+        Optional<String> specific = source.get(Setting.IN_FLIGHT.key(endpoint));
+        if (specific.isEmpty() && annotated != InFlightPolicy.CONFIGURED) {
+            return annotated;
+        }
+        String value = specific.orElseGet(() -> raw(Setting.IN_FLIGHT)).toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "conflict" -> InFlightPolicy.CONFLICT;
+            case "too-early" -> InFlightPolicy.TOO_EARLY;
+            case "accepted" -> InFlightPolicy.ACCEPTED;
+            case "wait" -> InFlightPolicy.WAIT;
+            default -> throw invalid(specific.isPresent() ? Setting.IN_FLIGHT.key(endpoint) : Setting.IN_FLIGHT.key(),
+                    value, "must be conflict, too-early, accepted or wait");
+        };
+    }
+
+    private ResponseStorage storage(String endpoint, ResponseStorage annotated) {
+        Optional<String> specific = source.get(Setting.STORAGE.key(endpoint));
+        if (specific.isEmpty() && annotated != ResponseStorage.CONFIGURED) {
+            return annotated;
+        }
+        String value = specific.orElseGet(() -> raw(Setting.STORAGE)).toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "full" -> ResponseStorage.FULL;
+            case "encrypted" -> ResponseStorage.ENCRYPTED;
+            case "minimal" -> ResponseStorage.MINIMAL;
+            default -> throw invalid(specific.isPresent() ? Setting.STORAGE.key(endpoint) : Setting.STORAGE.key(),
+                    value, "must be full, encrypted or minimal");
+        };
+    }
+
+    private Duration durationSetting(Setting setting, String endpoint, String annotated) {
+        Optional<String> specific = source.get(setting.key(endpoint));
+        String key = specific.isPresent() ? setting.key(endpoint)
+                : annotated != null && !annotated.isEmpty() ? "@Idempotent(" + setting.settingName() + ") of " + endpoint
+                : setting.key();
+        String value = endpointRaw(setting, endpoint, annotated);
+        Duration duration = duration(key, value);
+        if (duration.isNegative() || duration.isZero()) {
+            throw invalid(key, value, "must be a positive duration");
+        }
+        return duration;
+    }
+
+    // Endpoint configuration, then the annotation's value (when given), then the global key, then the default.
+    private String endpointRaw(Setting setting, String endpoint, String annotated) {
+        return source.get(setting.key(endpoint))
+                .orElseGet(() -> annotated != null && !annotated.isEmpty() ? annotated : raw(setting));
+    }
+
+    private int nonNegative(Setting setting, String endpoint) {
+        String value = endpointRaw(setting, endpoint, null);
+        int parsed = intValue(setting, value);
+        if (parsed < 0) {
+            throw invalid(setting.key(endpoint), value, "must be 0 or more");
+        }
+        return parsed;
+    }
+
+    private static int positive(Setting setting, String value) {
+        int parsed = intValue(setting, value);
+        if (parsed <= 0) {
+            throw invalid(setting.key(), value, "must be a positive integer");
+        }
+        return parsed;
+    }
+
+    private static int intValue(Setting setting, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw invalid(setting.key(), value, "must be an integer");
+        }
+    }
+
+    private static Duration duration(String key, String value) {
+        try {
+            return Duration.parse(value.trim());
+        } catch (DateTimeParseException e) {
+            throw invalid(key, value, "must be an ISO-8601 duration such as PT30S or P1D");
+        }
+    }
+
+    private boolean bool(Setting setting) {
+        String value = raw(setting).toLowerCase(Locale.ROOT);
+        if (!value.equals("true") && !value.equals("false")) {
+            throw invalid(setting.key(), value, "must be true or false");
+        }
+        return value.equals("true");
+    }
+
+    private String raw(Setting setting) {
+        return source.get(setting.key()).orElse(setting.defaultValue() == null ? "" : setting.defaultValue());
+    }
+
+    private List<String> list(Setting setting) {
+        return splitList(raw(setting));
+    }
+
+    private static List<String> splitList(String raw) {
+        List<String> out = new ArrayList<>();
+        for (String part : raw.split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.trim());
+            }
+        }
+        return out;
+    }
+
+    private static byte[] utf8AtLeast32(String key, String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length < 32) {
+            throw invalid(key, "(hidden)", "must be at least 32 bytes");
+        }
+        return bytes;
+    }
+
+    private static IdempotencyDefinitionException invalid(String key, String value, String why) {
+        return new IdempotencyDefinitionException("IDEM-C001 invalid configuration " + key + "='" + value + "': " + why);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.idempotency.config;
+
+/**
+ * Every configuration key, its default and whether an endpoint may override it
+ * ({@code idempotency.endpoints.<endpoint>.<name>}). The README's configuration table lists exactly
+ * these (a test keeps them in step).
+ */
+public enum Setting {
+    SECRET("secret", null, false, "HMAC secret for request fingerprints, at least 32 bytes (UTF-8). Required."),
+    PREVIOUS_SECRETS("previous-secrets", "", false, "Comma-separated earlier secrets, still accepted after a rotation."),
+    INSECURE_DEVELOPMENT_SECRET("insecure-development-secret", "false", false,
+            "true: run without a secret, with a fixed publicly known one. Never in production."),
+    DATASOURCE("datasource", "java:comp/DefaultDataSource", false, "JNDI name of the JTA DataSource of the record table."),
+    TABLE("table", "idempotency_record", false, "Name of the record table."),
+    CREATE_SCHEMA("create-schema", "false", false, "true: create the table and indexes at start-up if absent."),
+    INTERCEPTOR_PRIORITY("interceptor-priority", "1010", false,
+            "Priority of the interceptor (LIBRARY_BEFORE + 10: inside the application's @Transactional)."),
+    KEY_HEADER("key-header", "Idempotency-Key", true, "Header carrying the key (KeySource.HEADER)."),
+    KEY_MIN_LENGTH("key-min-length", "1", false, "Shortest accepted key."),
+    KEY_MAX_LENGTH("key-max-length", "255", false, "Longest accepted key (at most 1024)."),
+    KEY_PATTERN("key-pattern", "", false, "Optional regular expression every key must match (within 0x21-0x7E)."),
+    TENANT("tenant", "constant:", false, "Tenant of the default ScopeResolver: constant:<value> or header:<name>."),
+    ANONYMOUS("anonymous", "reject", false, "Calls without a principal: reject (401) or allow (principal $anonymous)."),
+    API_VERSION("api-version", "", true, "Where the API version is read for the fingerprint: header:<name>, path-segment:<n> or empty."),
+    RETENTION("retention", "PT24H", true, "How long finished records are kept (ISO-8601)."),
+    LEASE("lease", "PT30S", true, "How long a claim protects a running execution (ISO-8601)."),
+    IN_FLIGHT("in-flight", "conflict", true, "Answer to an in-flight duplicate: conflict (409), too-early (425), accepted (202), wait."),
+    IN_FLIGHT_WAIT("in-flight-wait", "PT2S", true, "Longest wait for in-flight=wait (at most PT30S)."),
+    IN_FLIGHT_MAX_WAITERS("in-flight-max-waiters", "16", false, "Most requests waiting at once for in-flight=wait; others get 409."),
+    RETRY_AFTER_MAX("retry-after-max", "PT5S", true, "Longest Retry-After given to in-flight duplicates."),
+    MISMATCH_STATUS("mismatch-status", "422", true, "Status for a key reused with a different request: 422 or 409."),
+    STORAGE("storage", "full", true, "How first responses are kept: full, encrypted or minimal."),
+    ENCRYPTION_KEYS("encryption.keys", "", false, "AES keys for storage=encrypted: id:base64,id:base64 (16, 24 or 32 bytes)."),
+    ENCRYPTION_ACTIVE_KEY("encryption.active-key", "", false, "Id of the key new responses are sealed with."),
+    MAX_RESPONSE_BYTES("max-response-bytes", "1048576", true, "Largest response body kept for replay."),
+    MAX_REQUEST_BYTES("max-request-bytes", "1048576", false, "Largest request body accepted on an idempotent endpoint (413 beyond)."),
+    REPLAYED_HEADERS("replayed-headers", "", true, "Response headers replayed besides Location and Content-Type (comma-separated)."),
+    FINGERPRINT_IGNORE("fingerprint.ignore-fields", "", true, "JSON fields (dotted paths) left out of the fingerprint."),
+    FINGERPRINT_DEFAULTS("fingerprint.defaults", "", true, "Defaults applied before fingerprinting: path=<json>;path=<json>."),
+    MAX_IN_FLIGHT_PER_PRINCIPAL("max-in-flight-per-principal", "100", true, "Most PROCESSING keys per principal (0: no limit)."),
+    MAX_KEYS_PER_ENDPOINT("max-keys-per-endpoint", "10000", true, "Most retained keys per principal and endpoint (0: no limit)."),
+    PURGE_INTERVAL("purge.interval", "PT5M", false, "How often expired records are purged (managed scheduler); PT0S disables."),
+    PURGE_BATCH_SIZE("purge.batch-size", "500", false, "Records deleted per purge statement."),
+    PROBLEM_BASE("problem-base", "https://idempotency.dev/problems/", false, "Prefix of the problem type URIs."),
+    STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location.");
+
+    /** The prefix of every key. */
+    public static final String PREFIX = "idempotency.";
+
+    private final String name;
+    private final String defaultValue;
+    private final boolean perEndpoint;
+    private final String description;
+
+    Setting(String name, String defaultValue, boolean perEndpoint, String description) {
+        this.name = name;
+        this.defaultValue = defaultValue;
+        this.perEndpoint = perEndpoint;
+        this.description = description;
+    }
+
+    /** The global key, {@code idempotency.<name>}. */
+    public String key() {
+        return PREFIX + name;
+    }
+
+    /** The endpoint key, {@code idempotency.endpoints.<endpoint>.<name>}. */
+    public String key(String endpoint) {
+        return PREFIX + "endpoints." + endpoint + "." + name;
+    }
+
+    public String settingName() {
+        return name;
+    }
+
+    /** The built-in default, or null when the setting is required. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public boolean perEndpoint() {
+        return perEndpoint;
+    }
+
+    public String description() {
+        return description;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.idempotency.jaxrs;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.cdi.IdempotentExchange;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.ext.Providers;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+
+/**
+ * Captures an idempotent request before its resource method runs: the buffered body (bounded by
+ * {@code idempotency.max-request-bytes}, 413 beyond), headers and security context. Runs after
+ * authentication and authorization filters, so that the principal is known.
+ */
+@Priority(Priorities.AUTHORIZATION + 100)
+public class IdempotencyRequestFilter implements ContainerRequestFilter {
+    @Context
+    ResourceInfo resourceInfo;
+    @Context
+    Providers providers;
+
+    @Override
+    public void filter(ContainerRequestContext context) throws IOException {
+        Method method = resourceInfo.getResourceMethod();
+        if (method == null || !isIdempotent(method, resourceInfo.getResourceClass())) {
+            return;
+        }
+        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        int limit = runtime.settings().maxRequestBytes();
+        byte[] body = readAtMost(context.getEntityStream(), limit);
+        if (body == null) {
+            context.abortWith(new ProblemResponses(runtime.settings().problemBase()).toResponse(
+                    Problem.of(ProblemType.BODY_TOO_LARGE, "the request body exceeds " + limit + " bytes")));
+            return;
+        }
+        context.setEntityStream(new ByteArrayInputStream(body));
+        String contentType = context.getHeaderString(HttpHeaders.CONTENT_TYPE);
+        CapturedRequest captured = new CapturedRequest(context.getMethod(), context.getUriInfo().getRequestUri().getRawPath(),
+                context.getUriInfo().getBaseUri(), contentType == null ? "" : contentType, context.getHeaders(), body,
+                context.getSecurityContext(), providers);
+        CDI.current().select(IdempotentExchange.class).get().capture(captured, runtime);
+    }
+
+    static boolean isIdempotent(Method method, Class<?> resourceClass) {
+        return method.isAnnotationPresent(Idempotent.class)
+                || method.getDeclaringClass().isAnnotationPresent(Idempotent.class)
+                || (resourceClass != null && resourceClass.isAnnotationPresent(Idempotent.class));
+    }
+
+    // Null when the body is longer than the limit.
+    private static byte[] readAtMost(InputStream in, int limit) throws IOException {
+        if (in == null) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        int read;
+        while ((read = in.read(buffer)) != -1) {
+            if (out.size() + read > limit) {
+                return null;
+            }
+            out.write(buffer, 0, read);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,190 @@
+package dev.idempotency.jta;
+
+import dev.idempotency.core.TransactionBoundary;
+import jakarta.transaction.HeuristicMixedException;
+import jakarta.transaction.HeuristicRollbackException;
+import jakarta.transaction.InvalidTransactionException;
+import jakarta.transaction.NotSupportedException;
+import jakarta.transaction.RollbackException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
+
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Transactions through the server's JTA {@link TransactionManager}: the protocol's own short transactions
+ * (the caller's suspended and resumed explicitly, as Narayana's {@code REQUIRES_NEW} does), and the
+ * business transaction, joined when the application's {@code @Transactional} began one, else begun here.
+ */
+public final class JtaTransactions implements TransactionBoundary {
+    private final TransactionManager tm;
+
+    public JtaTransactions(TransactionManager tm) {
+        this.tm = tm;
+    }
+
+    @Override
+    public <T> T requiresNew(Supplier<T> work) {
+        Transaction suspended = suspend();
+        try {
+            begin();
+            T result;
+            try {
+                result = work.get();
+            } catch (RuntimeException | Error e) {
+                rollbackQuietly(e);
+                throw e;
+            }
+            commit();
+            return result;
+        } finally {
+            resume(suspended);
+        }
+    }
+
+    /** The business transaction: the caller's when one is active, else a new one owned by the library. */
+    public BusinessTransaction joinOrBegin() {
+        try {
+            if (tm.getStatus() == Status.STATUS_ACTIVE || tm.getStatus() == Status.STATUS_MARKED_ROLLBACK) {
+                return new BusinessTransaction(tm, tm.getTransaction(), false);
+            }
+            begin();
+            return new BusinessTransaction(tm, tm.getTransaction(), true);
+        } catch (SystemException e) {
+            throw new TransactionFailure("could not begin the business transaction", e, false);
+        }
+    }
+
+    private Transaction suspend() {
+        try {
+            return tm.getTransaction() == null ? null : tm.suspend();
+        } catch (SystemException e) {
+            throw new TransactionFailure("could not suspend the caller's transaction", e, false);
+        }
+    }
+
+    private void resume(Transaction suspended) {
+        if (suspended == null) {
+            return;
+        }
+        try {
+            tm.resume(suspended);
+        } catch (InvalidTransactionException | SystemException e) {
+            throw new TransactionFailure("could not resume the caller's transaction", e, false);
+        }
+    }
+
+    private void begin() {
+        try {
+            tm.begin();
+        } catch (NotSupportedException | SystemException e) {
+            throw new TransactionFailure("could not begin a transaction", e, false);
+        }
+    }
+
+    private void commit() {
+        try {
+            tm.commit();
+        } catch (RollbackException e) {
+            throw new TransactionFailure("the transaction rolled back at commit", e, true);
+        } catch (HeuristicMixedException | HeuristicRollbackException | SystemException e) {
+            throw new TransactionFailure("the transaction's outcome is unknown", e, false);
+        }
+    }
+
+    private void rollbackQuietly(Throwable cause) {
+        try {
+            if (tm.getTransaction() != null) {
+                tm.rollback();
+            }
+        } catch (SystemException | IllegalStateException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    /** A commit or begin that failed; {@link #rolledBack()} tells whether the outcome is known to be nothing. */
+    public static final class TransactionFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final boolean rolledBack;
+
+        TransactionFailure(String message, Throwable cause, boolean rolledBack) {
+            super(message, cause);
+            this.rolledBack = rolledBack;
+        }
+
+        public boolean rolledBack() {
+            return rolledBack;
+        }
+    }
+
+    /** The transaction the business method runs in. */
+    public static final class BusinessTransaction {
+        private final TransactionManager tm;
+        private final Transaction transaction;
+        private final boolean owned;
+
+        BusinessTransaction(TransactionManager tm, Transaction transaction, boolean owned) {
+            this.tm = tm;
+            this.transaction = transaction;
+            this.owned = owned;
+        }
+
+        /** Whether the library began it (and so commits it); false when joined. */
+        public boolean owned() {
+            return owned;
+        }
+
+        /** Makes sure it will not commit: rolls back an owned one, marks a joined one rollback-only. */
+        public void abandon() {
+            try {
+                if (owned) {
+                    if (tm.getTransaction() != null) {
+                        tm.rollback();
+                    }
+                } else {
+                    transaction.setRollbackOnly();
+                }
+            } catch (SystemException | IllegalStateException e) {
+                throw new TransactionFailure("could not roll back the business transaction", e, false);
+            }
+        }
+
+        /** Commits an owned transaction. */
+        public void commit() {
+            if (!owned) {
+                throw new IllegalStateException("a joined transaction is committed by its owner");
+            }
+            try {
+                tm.commit();
+            } catch (RollbackException e) {
+                throw new TransactionFailure("the business transaction rolled back at commit", e, true);
+            } catch (HeuristicMixedException | HeuristicRollbackException | SystemException e) {
+                throw new TransactionFailure("the business transaction's outcome is unknown", e, false);
+            }
+        }
+
+        /** Tells, once the transaction has ended, whether it committed (for a joined transaction). */
+        public void afterCompletion(Consumer<Boolean> committed) {
+            try {
+                transaction.registerSynchronization(new Synchronization() {
+                    @Override
+                    public void beforeCompletion() {
+                    }
+
+                    @Override
+                    public void afterCompletion(int status) {
+                        committed.accept(status == Status.STATUS_COMMITTED);
+                    }
+                });
+            } catch (RollbackException e) {
+                committed.accept(false);
+            } catch (SystemException | IllegalStateException e) {
+                throw new TransactionFailure("could not observe the business transaction", e, false);
+            }
+        }
+    }
+}
