@@ -148,7 +148,7 @@ public class IdempotentInterceptor {
             if (failure.rolledBack()) {
                 // E.g. a constraint violated at flush: the application's mappers decide what the client sees.
                 exchange.failedWith(Optional.empty());
-                throw failure;
+                throw businessCause(failure);
             }
             Optional<IdempotencyRecord> committed = protocol.settleUnknownCommit(claim);
             exchange.settled();
@@ -159,6 +159,16 @@ public class IdempotentInterceptor {
             }
             exchange.reply(new IdempotentExchange.Reply(first, false, false));
         }
+    }
+
+    // A rollback at commit caused by the application (a constraint checked at flush) is the application's
+    // error: rethrow its own exception so that its mappers answer, not a library wrapper.
+    private static RuntimeException businessCause(JtaTransactions.TransactionFailure failure) {
+        Throwable rollback = failure.getCause();
+        if (rollback != null && rollback.getCause() instanceof RuntimeException cause) {
+            return cause;
+        }
+        return failure;
     }
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */

@@ -7,6 +7,7 @@ import dev.idempotency.KeySource;
 import dev.idempotency.ResponseStorage;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.json.JacksonCanonicalJson;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -266,6 +267,16 @@ public final class IdempotencySettings {
         }
         Set<String> ignored = new LinkedHashSet<>(splitList(endpointRaw(Setting.FINGERPRINT_IGNORE, endpoint, null)));
         Map<String, String> defaults = fieldDefaults(endpoint);
+        try {
+            JacksonCanonicalJson.validateIgnored(ignored);
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.FINGERPRINT_IGNORE.key(endpoint), String.join(",", ignored), e.getMessage());
+        }
+        try {
+            JacksonCanonicalJson.validateDefaults(defaults);
+        } catch (IllegalArgumentException e) {
+            throw invalid(Setting.FINGERPRINT_DEFAULTS.key(endpoint), "(see message)", e.getMessage());
+        }
         List<String> replayed = splitList(endpointRaw(Setting.REPLAYED_HEADERS, endpoint, null));
         for (String header : replayed) {
             if (header.equalsIgnoreCase("Set-Cookie") || header.equalsIgnoreCase("Authorization")

@@ -20,6 +20,9 @@ public interface SettingsSource {
             return new MicroProfileSettingsSource(loader);
         } catch (ClassNotFoundException | LinkageError absent) {
             return SettingsSource::systemOrEnvironment;
+        } catch (IllegalStateException noImplementation) {
+            // The API is visible but no implementation is installed (ConfigProviderResolver found none).
+            return SettingsSource::systemOrEnvironment;
         }
     }
 

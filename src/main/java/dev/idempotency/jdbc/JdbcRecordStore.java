@@ -1,0 +1,341 @@
+package dev.idempotency.jdbc;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.spi.Completion;
+import dev.idempotency.spi.DuplicateRecordException;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.RecordStore;
+import dev.idempotency.spi.StoreUnavailableException;
+import dev.idempotency.spi.StoredResponse;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The {@link RecordStore} on a JTA DataSource: each method is one statement on a connection taken from
+ * the DataSource, so it runs in whatever JTA transaction the protocol has begun (the claim's own, or
+ * the business transaction). Timestamps are UTC {@code LocalDateTime}s truncated to microseconds, which
+ * every supported database keeps exactly.
+ */
+public final class JdbcRecordStore implements RecordStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, List<String>>> HEADERS = new TypeReference<>() {
+    };
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final String table;
+    private final RecordSql sql;
+
+    public JdbcRecordStore(DataSource dataSource, Dialect dialect, String table) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.table = Objects.requireNonNull(table, "table");
+        this.sql = new RecordSql(table);
+    }
+
+    /**
+     * A store on a DataSource whose database is recognised from its metadata.
+     *
+     * @throws StoreUnavailableException when no connection can be opened to read the metadata
+     */
+    public static JdbcRecordStore forDataSource(DataSource dataSource, String table) {
+        try (Connection c = dataSource.getConnection()) {
+            return new JdbcRecordStore(dataSource, Dialect.of(c.getMetaData().getDatabaseProductName()), table);
+        } catch (SQLException e) {
+            throw new StoreUnavailableException("IDEM-S003 could not read the database product of the DataSource", e,
+                    false);
+        }
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** Creates the table and its indexes when absent, from the dialect's script shipped in the jar. */
+    public void createSchema() {
+        run(c -> {
+            try (Statement s = c.createStatement()) {
+                for (String statement : schemaStatements()) {
+                    s.execute(statement);
+                }
+            }
+            return null;
+        });
+    }
+
+    /** The dialect's DDL for this table, statement by statement. */
+    public List<String> schemaStatements() {
+        String script;
+        try (InputStream in = JdbcRecordStore.class.getClassLoader().getResourceAsStream(dialect.script())) {
+            if (in == null) {
+                throw new IllegalStateException("IDEM-S004 " + dialect.script() + " is missing from the jar");
+            }
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("IDEM-S004 could not read " + dialect.script(), e);
+        }
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : script.split("\n")) {
+            if (line.strip().startsWith("--")) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (line.strip().endsWith(";")) {
+                String statement = current.toString().strip();
+                statements.add(statement.substring(0, statement.length() - 1).replace("${table}", table));
+                current.setLength(0);
+            }
+        }
+        return statements;
+    }
+
+    @Override
+    public void insert(IdempotencyRecord record) {
+        run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
+                int i = 1;
+                ps.setString(i++, record.scopeKey());
+                ps.setString(i++, record.tenant());
+                ps.setString(i++, record.principal());
+                ps.setString(i++, record.endpoint());
+                ps.setString(i++, record.requestHash());
+                ps.setString(i++, record.status().name());
+                i = setOutcome(ps, i, record.resourceId(), record.response());
+                ps.setString(i++, record.ownerToken());
+                setInstant(ps, i++, record.leaseUntil().orElse(null));
+                ps.setInt(i++, record.attempts());
+                setInstant(ps, i++, record.createdAt());
+                setInstant(ps, i++, record.updatedAt());
+                setInstant(ps, i, record.expiresAt());
+                ps.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(String scopeKey) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.find)) {
+                ps.setString(1, scopeKey);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
+                            IdempotencyRecord replacement) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.takeOver)) {
+                int i = 1;
+                ps.setString(i++, replacement.requestHash());
+                ps.setString(i++, replacement.ownerToken());
+                setInstant(ps, i++, replacement.leaseUntil().orElse(null));
+                ps.setInt(i++, replacement.attempts());
+                setInstant(ps, i++, replacement.createdAt());
+                setInstant(ps, i++, replacement.updatedAt());
+                setInstant(ps, i++, replacement.expiresAt());
+                ps.setString(i++, scopeKey);
+                ps.setString(i++, expectedOwnerToken);
+                ps.setString(i, expectedStatus.name());
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean finish(String scopeKey, String ownerToken, Completion completion) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.finish)) {
+                int i = 1;
+                ps.setString(i++, completion.status().name());
+                i = setOutcome(ps, i, completion.resourceId(), completion.response());
+                setInstant(ps, i++, completion.updatedAt());
+                setInstant(ps, i++, completion.expiresAt());
+                ps.setString(i++, scopeKey);
+                ps.setString(i, ownerToken);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public int countInFlight(String tenant, String principal, Instant now, int limit) {
+        return count(sql.countInFlight, limit, tenant, principal, now);
+    }
+
+    @Override
+    public int countRetained(String tenant, String principal, String endpoint, Instant now, int limit) {
+        return count(sql.countRetained, limit, tenant, principal, endpoint, now);
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int batchSize) {
+        // Select the keys, then delete by primary key with the conditions checked again: no range delete,
+        // so MariaDB takes no gap locks that would block concurrent claims.
+        return run(c -> {
+            List<String> keys = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.expiredKeys)) {
+                setInstant(ps, 1, now);
+                ps.setInt(2, batchSize);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        keys.add(rs.getString(1));
+                    }
+                }
+            }
+            int deleted = 0;
+            try (PreparedStatement ps = c.prepareStatement(sql.deleteExpired)) {
+                for (String key : keys) {
+                    ps.setString(1, key);
+                    setInstant(ps, 2, now);
+                    ps.addBatch();
+                }
+                if (!keys.isEmpty()) {
+                    for (int n : ps.executeBatch()) {
+                        deleted += n == Statement.SUCCESS_NO_INFO ? 1 : n;
+                    }
+                }
+            }
+            return deleted;
+        });
+    }
+
+    private int count(String query, int limit, Object... args) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(query)) {
+                int i = 1;
+                for (Object arg : args) {
+                    if (arg instanceof Instant instant) {
+                        setInstant(ps, i++, instant);
+                    } else {
+                        ps.setString(i++, (String) arg);
+                    }
+                }
+                ps.setInt(i, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1);
+                }
+            }
+        });
+    }
+
+    private static int setOutcome(PreparedStatement ps, int start, Optional<String> resourceId,
+                                  Optional<StoredResponse> response) throws SQLException {
+        int i = start;
+        ps.setString(i++, resourceId.orElse(null));
+        if (response.isPresent()) {
+            StoredResponse r = response.get();
+            ps.setInt(i++, r.status());
+            ps.setString(i++, headersJson(r.headers()));
+            ps.setBytes(i++, r.body());
+            ps.setString(i++, r.bodyEncoding());
+        } else {
+            ps.setNull(i++, Types.INTEGER);
+            ps.setNull(i++, Types.VARCHAR);
+            ps.setNull(i++, Types.VARBINARY);
+            ps.setNull(i++, Types.VARCHAR);
+        }
+        return i;
+    }
+
+    private static IdempotencyRecord read(ResultSet rs) throws SQLException {
+        Optional<StoredResponse> response = Optional.empty();
+        int status = rs.getInt("response_status");
+        if (!rs.wasNull()) {
+            byte[] body = rs.getBytes("response_body");
+            response = Optional.of(new StoredResponse(status, headers(rs.getString("response_headers")),
+                    body == null ? new byte[0] : body, rs.getString("body_encoding")));
+        }
+        return new IdempotencyRecord(rs.getString("scope_key"), rs.getString("tenant"), rs.getString("principal"),
+                rs.getString("endpoint"), rs.getString("request_hash"), RecordStatus.valueOf(rs.getString("status")),
+                Optional.ofNullable(rs.getString("resource_id")), response, rs.getString("owner_token"),
+                Optional.ofNullable(instant(rs, "lease_until")), rs.getInt("attempts"), instant(rs, "created_at"),
+                instant(rs, "updated_at"), instant(rs, "expires_at"));
+    }
+
+    private static String headersJson(Map<String, List<String>> headers) {
+        try {
+            return JSON.writeValueAsString(headers);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a map of string lists always serializes", e);
+        }
+    }
+
+    private static Map<String, List<String>> headers(String json) {
+        if (json == null || json.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return JSON.readValue(json, HEADERS);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("IDEM-S005 stored response headers are not valid JSON", e);
+        }
+    }
+
+    private static void setInstant(PreparedStatement ps, int index, Instant instant) throws SQLException {
+        if (instant == null) {
+            ps.setNull(index, Types.TIMESTAMP);
+        } else {
+            ps.setObject(index, LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
+        }
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+        return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+
+    private <T> T run(SqlWork<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            return work.apply(c);
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    private RuntimeException translate(SQLException e) {
+        return switch (dialect.classify(e)) {
+            case DUPLICATE -> new DuplicateRecordException("a record with this scope key exists", e);
+            case CONTENTION -> new StoreUnavailableException("IDEM-S006 contention on the record (SQLState "
+                    + e.getSQLState() + ", code " + e.getErrorCode() + ")", e, true);
+            case UNAVAILABLE -> new StoreUnavailableException("IDEM-S007 the record store is unavailable (SQLState "
+                    + e.getSQLState() + ", code " + e.getErrorCode() + ")", e, false);
+            case MISCONFIGURED -> new IllegalStateException("IDEM-S008 the record table '" + table
+                    + "' does not match the library's schema (SQLState " + e.getSQLState() + "); create it from "
+                    + dialect.script() + " or set idempotency.create-schema=true", e);
+        };
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+}

@@ -1,0 +1,23 @@
+-- idempotency-cdi record table, H2. ${table} is replaced by idempotency.table.
+CREATE TABLE IF NOT EXISTS ${table} (
+  scope_key        CHAR(64)      NOT NULL PRIMARY KEY,
+  tenant           VARCHAR(128)  NOT NULL,
+  principal        VARCHAR(255)  NOT NULL,
+  endpoint         VARCHAR(128)  NOT NULL,
+  request_hash     VARCHAR(80)   NOT NULL,
+  status           VARCHAR(20)   NOT NULL,
+  resource_id      VARCHAR(255),
+  response_status  INTEGER,
+  response_headers CHARACTER LARGE OBJECT,
+  response_body    BINARY LARGE OBJECT,
+  body_encoding    VARCHAR(40),
+  owner_token      CHAR(32)      NOT NULL,
+  lease_until      TIMESTAMP(6),
+  attempts         INTEGER       NOT NULL,
+  created_at       TIMESTAMP(6)  NOT NULL,
+  updated_at       TIMESTAMP(6)  NOT NULL,
+  expires_at       TIMESTAMP(6)  NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${table}_in_flight ON ${table} (tenant, principal, status, lease_until);
+CREATE INDEX IF NOT EXISTS ${table}_retained ON ${table} (tenant, principal, endpoint, expires_at);
+CREATE INDEX IF NOT EXISTS ${table}_expiry ON ${table} (expires_at);

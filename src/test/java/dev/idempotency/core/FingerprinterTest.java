@@ -1,0 +1,110 @@
+package dev.idempotency.core;
+
+import dev.idempotency.json.JacksonCanonicalJson;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FingerprinterTest {
+    private static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] OLD_SECRET = "an older secret of thirty-two bytes!".getBytes(StandardCharsets.UTF_8);
+    private final Fingerprinter fingerprinter = new Fingerprinter(SECRET, List.of(), new JacksonCanonicalJson());
+
+    @Test
+    void valueIsVersionedHmacHex() {
+        assertThat(fp(post("{\"a\":1}")).value()).matches("v1:[0-9a-f]{64}");
+    }
+
+    @Test
+    void keyOrderWhitespaceAndNumberSpellingDoNotChangeIt() {
+        String first = fp(post("{\"amount\":100,\"currency\":\"EUR\"}")).value();
+        assertThat(fp(post("{ \"currency\" : \"EUR\",\n \"amount\" : 100.0 }")).matches(first)).isTrue();
+        assertThat(fp(post("{\"currency\":\"EUR\",\"amount\":1E2}")).matches(first)).isTrue();
+        assertThat(fp(post("{\"currency\":\"EUR\",\"amount\":1e+2}")).matches(first)).isTrue();
+    }
+
+    @Test
+    void ignoredFieldsDoNotChangeItAndOtherFieldsDo() {
+        Set<String> ignored = Set.of("traceId");
+        String first = fingerprinter.fingerprint(post("{\"amount\":100,\"traceId\":\"t1\"}"), ignored, Map.of()).value();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":100,\"traceId\":\"t2\"}"), ignored, Map.of()).matches(first)).isTrue();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":100}"), ignored, Map.of()).matches(first)).isTrue();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":101,\"traceId\":\"t1\"}"), ignored, Map.of()).matches(first)).isFalse();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":100,\"note\":\"x\"}"), ignored, Map.of()).matches(first)).isFalse();
+    }
+
+    @Test
+    void defaultsMakeAnAbsentFieldEqualToItsDefault() {
+        Map<String, String> defaults = Map.of("currency", "\"EUR\"");
+        String explicit = fingerprinter.fingerprint(post("{\"amount\":1,\"currency\":\"EUR\"}"), Set.of(), defaults).value();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":1}"), Set.of(), defaults).matches(explicit)).isTrue();
+        assertThat(fingerprinter.fingerprint(post("{\"amount\":1,\"currency\":\"USD\"}"), Set.of(), defaults).matches(explicit)).isFalse();
+    }
+
+    @Test
+    void everyRequestFactIsCovered() {
+        RequestFacts base = post("{}");
+        String value = fp(base).value();
+        assertThat(fp(new RequestFacts("PUT", base.path(), base.contentType(), "", base.principal(), base.body())).matches(value)).isFalse();
+        assertThat(fp(new RequestFacts("POST", "/other", base.contentType(), "", base.principal(), base.body())).matches(value)).isFalse();
+        assertThat(fp(new RequestFacts("POST", base.path(), "application/vnd.x+json", "", base.principal(), base.body())).matches(value)).isFalse();
+        assertThat(fp(new RequestFacts("POST", base.path(), base.contentType(), "2", base.principal(), base.body())).matches(value)).isFalse();
+        assertThat(fp(new RequestFacts("POST", base.path(), base.contentType(), "", "acme/bob", base.body())).matches(value)).isFalse();
+        // Media type parameters and case do not change the meaning of the body.
+        assertThat(fp(new RequestFacts("POST", base.path(), "Application/JSON; charset=UTF-8", "", base.principal(), base.body())).matches(value)).isTrue();
+    }
+
+    @Test
+    void nonJsonBodiesAreFingerprintedAsBytes() {
+        RequestFacts a = new RequestFacts("POST", "/p", "text/plain", "", "u", "a b".getBytes(StandardCharsets.UTF_8));
+        RequestFacts b = new RequestFacts("POST", "/p", "text/plain", "", "u", "a  b".getBytes(StandardCharsets.UTF_8));
+        assertThat(fp(b).matches(fp(a).value())).isFalse();
+        assertThat(fp(a).matches(fp(a).value())).isTrue();
+    }
+
+    @Test
+    void anotherSecretGivesAnotherFingerprint() {
+        Fingerprinter other = new Fingerprinter(OLD_SECRET, List.of(), new JacksonCanonicalJson());
+        assertThat(other.fingerprint(post("{}"), Set.of(), Map.of()).matches(fp(post("{}")).value())).isFalse();
+    }
+
+    @Test
+    void aFingerprintMadeUnderAPreviousSecretStillMatchesAfterRotation() {
+        Fingerprinter before = new Fingerprinter(OLD_SECRET, List.of(), new JacksonCanonicalJson());
+        String stored = before.fingerprint(post("{\"a\":1}"), Set.of(), Map.of()).value();
+        Fingerprinter rotated = new Fingerprinter(SECRET, List.of(OLD_SECRET), new JacksonCanonicalJson());
+        assertThat(rotated.fingerprint(post("{\"a\":1}"), Set.of(), Map.of()).matches(stored)).isTrue();
+        assertThat(rotated.fingerprint(post("{\"a\":2}"), Set.of(), Map.of()).matches(stored)).isFalse();
+        assertThat(rotated.fingerprint(post("{\"a\":1}"), Set.of(), Map.of()).value()).isNotEqualTo(stored);
+    }
+
+    @Test
+    void anotherVersionPrefixNeverMatches() {
+        String value = fp(post("{}")).value();
+        assertThat(fp(post("{}")).matches("v0:" + value.substring(3))).isFalse();
+        assertThat(fp(post("{}")).matches(null)).isFalse();
+    }
+
+    @Test
+    void malformedJsonIsRefusedAndShortSecretsAreRejected() {
+        assertThatThrownBy(() -> fp(post("{\"a\":1,\"a\":2}"))).isInstanceOf(CanonicalJson.MalformedBodyException.class);
+        assertThatThrownBy(() -> fp(post("{\"a\":"))).isInstanceOf(CanonicalJson.MalformedBodyException.class);
+        assertThatThrownBy(() -> new Fingerprinter(new byte[31], List.of(), new JacksonCanonicalJson()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private Fingerprinter.RequestFingerprint fp(RequestFacts facts) {
+        return fingerprinter.fingerprint(facts, Set.of(), Map.of());
+    }
+
+    private static RequestFacts post(String json) {
+        return new RequestFacts("POST", "/api/payments", "application/json", "", "acme/alice",
+                json.getBytes(StandardCharsets.UTF_8));
+    }
+}

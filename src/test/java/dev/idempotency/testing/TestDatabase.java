@@ -1,0 +1,106 @@
+package dev.idempotency.testing;
+
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
+import io.agroal.narayana.NarayanaTransactionIntegration;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A JTA DataSource as WildFly builds it: an Agroal pool enlisted in Narayana transactions, on H2 or
+ * on the machine's real PostgreSQL or MariaDB. Outside a transaction its connections autocommit.
+ */
+public final class TestDatabase {
+    private final String name;
+    private final AgroalDataSource dataSource;
+
+    private TestDatabase(String name, String url, String user, String password) {
+        this.name = name;
+        try {
+            AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
+                    .connectionPoolConfiguration(pool -> pool
+                            .maxSize(40)
+                            .acquisitionTimeout(java.time.Duration.ofSeconds(20))
+                            .transactionIntegration(new NarayanaTransactionIntegration(
+                                    Narayana.transactionManager(), Narayana.registry()))
+                            .connectionFactoryConfiguration(factory -> factory
+                                    .jdbcUrl(url)
+                                    .autoCommit(true)
+                                    .principal(user == null ? null : new NamePrincipal(user))
+                                    .credential(password == null ? null : new SimplePassword(password))));
+            this.dataSource = AgroalDataSource.from(config);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not open " + name, e);
+        }
+    }
+
+    public static TestDatabase h2(String database) {
+        return new TestDatabase("H2", "jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "sa", "");
+    }
+
+    public static TestDatabase postgresql() {
+        return new TestDatabase("PostgreSQL", "jdbc:postgresql://127.0.0.1:5432/test?ApplicationName=idempotency-tests",
+                "postgres", "");
+    }
+
+    public static TestDatabase mariadb() {
+        return new TestDatabase("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Runs a statement outside any transaction. */
+    public int update(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** Rows of a query as column-label maps (labels lower case), outside any transaction. */
+    public List<Map<String, Object>> query(String sql, Object... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Map<String, Object>> rows = new ArrayList<>();
+                int columns = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    for (int i = 1; i <= columns; i++) {
+                        row.put(rs.getMetaData().getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), rs.getObject(i));
+                    }
+                    rows.add(row);
+                }
+                return rows;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    public long count(String sql, Object... args) {
+        return ((Number) query(sql, args).get(0).values().iterator().next()).longValue();
+    }
+}
