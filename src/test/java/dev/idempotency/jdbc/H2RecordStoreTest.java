@@ -1,0 +1,8 @@
+package dev.idempotency.jdbc;
+
+class H2RecordStoreTest extends RecordStoreContract {
+    @Override
+    String database() {
+        return "h2";
+    }
+}

@@ -1,0 +1,8 @@
+package dev.idempotency.jdbc;
+
+class MariaDbRecordStoreTest extends RecordStoreContract {
+    @Override
+    String database() {
+        return "mariadb";
+    }
+}

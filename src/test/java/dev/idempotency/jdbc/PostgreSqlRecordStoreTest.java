@@ -1,0 +1,8 @@
+package dev.idempotency.jdbc;
+
+class PostgreSqlRecordStoreTest extends RecordStoreContract {
+    @Override
+    String database() {
+        return "postgresql";
+    }
+}

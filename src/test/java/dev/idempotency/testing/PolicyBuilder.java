@@ -1,0 +1,41 @@
+package dev.idempotency.testing;
+
+import dev.idempotency.InFlightPolicy;
+import dev.idempotency.KeySource;
+import dev.idempotency.ResponseStorage;
+import dev.idempotency.core.EndpointPolicy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** An {@link EndpointPolicy} with the library's defaults, changed one setting at a time. */
+public final class PolicyBuilder {
+    public String endpoint = "payments.create";
+    public Duration retention = Duration.ofHours(24);
+    public Duration lease = Duration.ofSeconds(30);
+    public InFlightPolicy inFlight = InFlightPolicy.CONFLICT;
+    public Duration inFlightWait = Duration.ofSeconds(2);
+    public ResponseStorage storage = ResponseStorage.FULL;
+    public boolean externalSideEffects;
+    public int mismatchStatus = 422;
+    public int maxInFlight = 100;
+    public int maxKeys = 10_000;
+    public Duration retryAfterMax = Duration.ofSeconds(5);
+
+    public static PolicyBuilder defaults() {
+        return new PolicyBuilder();
+    }
+
+    public PolicyBuilder with(java.util.function.Consumer<PolicyBuilder> change) {
+        change.accept(this);
+        return this;
+    }
+
+    public EndpointPolicy build() {
+        return new EndpointPolicy(endpoint, KeySource.HEADER, "Idempotency-Key", true, retention, lease, inFlight,
+                inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
+                Set.of("traceId"), Map.of(), maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax);
+    }
+}
