@@ -53,6 +53,11 @@ public final class TestDatabase {
                 "postgres", "");
     }
 
+    /** A PostgreSQL DataSource on a port where nothing listens: every connection attempt fails. */
+    public static TestDatabase unreachable() {
+        return new TestDatabase("unreachable", "jdbc:postgresql://127.0.0.1:1/test?connectTimeout=1", "postgres", "");
+    }
+
     public static TestDatabase mariadb() {
         return new TestDatabase("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "");
     }
