@@ -4,6 +4,7 @@ import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyMaintenance;
+import dev.idempotency.KeySource;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
@@ -17,6 +18,7 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.Operation;
 import dev.idempotency.core.RequestFacts;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
@@ -212,8 +214,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return canonicalJson;
     }
 
-    /** The method descriptor for an intercepted method, matching overrides by signature. */
-    IdempotentMethod method(Method invoked) {
+    /** The method descriptor for an intercepted method, matching overrides by signature; null if not idempotent. */
+    public IdempotentMethod method(Method invoked) {
         IdempotentMethod direct = methods.get(invoked);
         if (direct != null) {
             return direct;
@@ -244,6 +246,40 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Everything the protocol needs of a request, checked before the JAX-RS runtime reads its entity: the
+     * key (from the header or the body field), the scope and the fingerprint.
+     *
+     * @return empty when the request carries no key and the endpoint does not require one
+     * @throws IdempotencyException for a missing or malformed key, a malformed body or a missing principal
+     */
+    public Optional<Operation> prepare(CapturedRequest request, IdempotentMethod method) {
+        EndpointPolicy policy = policy(method.endpoint());
+        String key = key(policy, request);
+        if (key == null) {
+            if (policy.keyRequired()) {
+                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
+                        ? "the " + policy.keyName() + " header is required on this endpoint"
+                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
+            }
+            return Optional.empty();
+        }
+        Scope scope = scope(request, policy.endpoint(), key);
+        return Optional.of(Operation.of(scope, fingerprint(request, policy, scope), policy, resolverFor(policy)));
+    }
+
+    private String key(EndpointPolicy policy, CapturedRequest request) {
+        if (policy.keySource() == KeySource.HEADER) {
+            return keyRules().fromHeader(request.header(policy.keyName()));
+        }
+        try {
+            return canonicalJson.scalarField(request.body(), policy.keyName()).map(keyRules()::validate).orElse(null);
+        } catch (CanonicalJson.MalformedBodyException e) {
+            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
+                    "the request body is not valid JSON: " + e.getMessage()), e);
+        }
     }
 
     Scope scope(CapturedRequest request, String endpoint, String key) {

@@ -25,6 +25,7 @@ public class IdempotentExchange implements IdempotencyContext {
     }
 
     private CapturedRequest request;
+    private Operation prepared;
     private Operation operation;
     private Claim claim;
     private Reply reply;
@@ -33,9 +34,19 @@ public class IdempotentExchange implements IdempotencyContext {
     private boolean settled;
     private IdempotencyRuntime runtime;
 
-    public void capture(CapturedRequest captured, IdempotencyRuntime owner) {
+    /**
+     * What the request filter found: the request, and its operation when it carries a key (null when the
+     * key is optional and absent).
+     */
+    public void capture(CapturedRequest captured, Operation preparedOperation, IdempotencyRuntime owner) {
         this.request = captured;
+        this.prepared = preparedOperation;
         this.runtime = owner;
+    }
+
+    /** The operation the request filter prepared, if the request carries a key. */
+    Optional<Operation> prepared() {
+        return Optional.ofNullable(prepared);
     }
 
     public CapturedRequest request() {

@@ -2,13 +2,10 @@ package dev.idempotency.cdi;
 
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyException;
-import dev.idempotency.KeySource;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
-import dev.idempotency.Scope;
 import dev.idempotency.core.Admission;
-import dev.idempotency.core.CanonicalJson;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
@@ -57,18 +54,14 @@ public class IdempotentInterceptor {
                     "this @Idempotent method was called without the library's JAX-RS filters (register "
                             + "dev.idempotency.jaxrs.IdempotencyFeature, or let the server scan the library)"));
         }
-        EndpointPolicy policy = runtime.policy(method.endpoint());
-        String key = key(policy, request);
-        if (key == null) {
-            if (policy.keyRequired()) {
-                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
-                        ? "the " + policy.keyName() + " header is required on this endpoint"
-                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
-            }
+        Optional<Operation> prepared = exchange.prepared();
+        if (prepared.isEmpty()) {
+            // The key is optional on this endpoint and the request has none: it runs unprotected.
             return invocation.proceed();
         }
-        Scope scope = runtime.scope(request, policy.endpoint(), key);
-        Operation op = Operation.of(scope, runtime.fingerprint(request, policy, scope), policy, runtime.resolverFor(policy));
+        Operation op = prepared.get();
+        EndpointPolicy policy = op.policy();
+        String key = op.scope().key();
         exchange.begin(op);
         Admission admission = runtime.protocol().admit(op);
         if (admission instanceof Admission.Execute execute) {
@@ -191,18 +184,5 @@ public class IdempotentInterceptor {
         StoredResponse rebuilt = ResponseSnapshots.ofResult(entity, method.replayWith(), request,
                 runtime.policy(method.endpoint()));
         return new StoredResponse(stored.status(), stored.headers(), rebuilt.body(), StoredResponse.PLAIN);
-    }
-
-    private String key(EndpointPolicy policy, CapturedRequest request) {
-        if (policy.keySource() == KeySource.HEADER) {
-            return runtime.keyRules().fromHeader(request.header(policy.keyName()));
-        }
-        try {
-            return runtime.canonicalJson().scalarField(request.body(), policy.keyName())
-                    .map(runtime.keyRules()::validate).orElse(null);
-        } catch (CanonicalJson.MalformedBodyException e) {
-            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
-                    "the request body is not valid JSON: " + e.getMessage()), e);
-        }
     }
 }

@@ -1,10 +1,13 @@
 package dev.idempotency.jaxrs;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.cdi.IdempotentExchange;
+import dev.idempotency.cdi.IdempotentMethod;
+import dev.idempotency.core.Operation;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.Priorities;
@@ -20,6 +23,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
+import java.util.logging.Logger;
 
 /**
  * Captures an idempotent request before its resource method runs: the buffered body (bounded by
@@ -28,6 +32,7 @@ import java.lang.reflect.Method;
  */
 @Priority(Priorities.AUTHORIZATION + 100)
 public class IdempotencyRequestFilter implements ContainerRequestFilter {
+    private static final Logger LOG = Logger.getLogger(IdempotencyRequestFilter.class.getName());
     @Context
     ResourceInfo resourceInfo;
     @Context
@@ -40,10 +45,21 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             return;
         }
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        ProblemResponses problems = new ProblemResponses(runtime.settings().problemBase());
+        IdempotentMethod idempotent = runtime.method(method);
+        if (idempotent == null) {
+            // Annotated, but CDI never saw the class: the interceptor would not run, so refuse loudly
+            // rather than run unprotected.
+            LOG.severe("IDEM-E001 " + method.getDeclaringClass().getName() + "#" + method.getName()
+                    + " is @Idempotent but not a CDI bean method the library found; make the resource a CDI bean");
+            context.abortWith(problems.toResponse(Problem.of(ProblemType.NOT_CONFIGURED,
+                    "this endpoint is not set up for idempotency; the server log says why")));
+            return;
+        }
         int limit = runtime.settings().maxRequestBytes();
         byte[] body = readAtMost(context.getEntityStream(), limit);
         if (body == null) {
-            context.abortWith(new ProblemResponses(runtime.settings().problemBase()).toResponse(
+            context.abortWith(problems.toResponse(
                     Problem.of(ProblemType.BODY_TOO_LARGE, "the request body exceeds " + limit + " bytes")));
             return;
         }
@@ -52,7 +68,16 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         CapturedRequest captured = new CapturedRequest(context.getMethod(), context.getUriInfo().getRequestUri().getRawPath(),
                 context.getUriInfo().getBaseUri(), contentType == null ? "" : contentType, context.getHeaders(), body,
                 context.getSecurityContext(), providers);
-        CDI.current().select(IdempotentExchange.class).get().capture(captured, runtime);
+        Operation operation;
+        try {
+            // Key, scope and fingerprint are checked here, before the runtime reads the entity, so that
+            // every bad input gets the library's problem+json and nothing runs.
+            operation = runtime.prepare(captured, idempotent).orElse(null);
+        } catch (IdempotencyException rejected) {
+            context.abortWith(problems.toResponse(rejected.problem()));
+            return;
+        }
+        CDI.current().select(IdempotentExchange.class).get().capture(captured, operation, runtime);
     }
 
     static boolean isIdempotent(Method method, Class<?> resourceClass) {

@@ -94,7 +94,13 @@ public final class TestDatabase {
                 while (rs.next()) {
                     Map<String, Object> row = new LinkedHashMap<>();
                     for (int i = 1; i <= columns; i++) {
-                        row.put(rs.getMetaData().getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), rs.getObject(i));
+                        Object value = rs.getObject(i);
+                        if (value instanceof java.sql.Blob blob) {
+                            value = blob.getBytes(1, (int) blob.length());
+                        } else if (value instanceof java.sql.Clob clob) {
+                            value = clob.getSubString(1, (int) clob.length());
+                        }
+                        row.put(rs.getMetaData().getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), value);
                     }
                     rows.add(row);
                 }

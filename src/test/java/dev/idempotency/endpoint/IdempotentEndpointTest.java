@@ -1,0 +1,443 @@
+package dev.idempotency.endpoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.testing.Databases;
+import dev.idempotency.testing.MutableClock;
+import dev.idempotency.testing.TestDatabase;
+import jakarta.persistence.EntityManagerFactory;
+import org.jboss.weld.junit5.EnableWeld;
+import org.jboss.weld.junit5.WeldInitiator;
+import org.jboss.weld.junit5.WeldSetup;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The library as an application uses it: an {@code @Idempotent} JAX-RS method on a CDI bean, its business
+ * row written through Hibernate in the same JTA transaction as the record (H2, Narayana).
+ */
+@EnableWeld
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class IdempotentEndpointTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String PAYMENT = "{\"merchantOrderNo\":\"%s\",\"amount\":100.00,\"currency\":\"EUR\",\"traceId\":\"t-1\"}";
+
+    @WeldSetup
+    WeldInitiator weld = WeldInitiator.from(EndpointFixture.weld()).build();
+
+    private EntityManagerFactory emf;
+    private Http http;
+    private final TestDatabase h2 = Databases.named("h2");
+
+    @BeforeAll
+    void start() {
+        emf = EndpointFixture.hibernate();
+        weld.select(Payments.class).get().use(emf);
+        http = EndpointFixture.http(weld.select(PaymentResource.class).get());
+    }
+
+    @AfterAll
+    void stop() {
+        emf.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        h2.update("DELETE FROM test_payment");
+        h2.update("DELETE FROM " + TestProducers.TABLE);
+        weld.select(EventLog.class).get().clear();
+        PaymentResource.duringExecution = key -> { };
+    }
+
+    @Test
+    void theFirstRequestRunsAndARetryGetsTheSameBytesBack() {
+        String key = newKey();
+        Http.Reply first = http.post("payments", payment("A-1")).key(key).send();
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(first.header("Location")).startsWith(Http.BASE + "payments/");
+        assertThat(first.header("Idempotent-Replayed")).isNull();
+        Http.Reply replay = http.post("payments", payment("A-1")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
+        assertThat(replay.header("Content-Type")).isEqualTo(first.header("Content-Type"));
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(payments("A-1")).isEqualTo(1);
+        assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
+        assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.Replayed);
+    }
+
+    @Test
+    void equivalentJsonIsARetryAndTraceIdDoesNotCount() {
+        String key = newKey();
+        assertThat(http.post("payments", payment("A-2")).key(key).send().status()).isEqualTo(201);
+        String respelled = "{ \"currency\":\"EUR\", \"amount\": 1E2, \"merchantOrderNo\":\"A-2\", \"traceId\":\"other\" }";
+        Http.Reply replay = http.post("payments", respelled).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(payments("A-2")).isEqualTo(1);
+    }
+
+    @Test
+    void aQuotedKeyIsTheSameKey() {
+        String key = newKey();
+        http.post("payments", payment("A-3")).key(key).send();
+        Http.Reply replay = http.post("payments", payment("A-3")).key("\"" + key + "\"").send();
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
+    void aMissingOrMalformedKeyIs400ProblemAndLeavesNothing() throws Exception {
+        Http.Reply missing = http.post("payments", payment("A-4")).send();
+        assertProblem(missing, 400, "key-missing");
+        assertProblem(http.post("payments", payment("A-4")).key("has space").send(), 400, "key-invalid");
+        assertProblem(http.post("payments", payment("A-4")).key("x".repeat(256)).send(), 400, "key-invalid");
+        assertProblem(http.post("payments", payment("A-4")).key("a").key("b").send(), 400, "key-invalid");
+        assertThat(payments("A-4")).isZero();
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isZero();
+    }
+
+    @Test
+    void malformedJsonIs400ProblemBeforeAnythingRuns() throws Exception {
+        assertProblem(http.post("payments", "{\"amount\":1,\"amount\":2}").key(newKey()).send(), 400, "body-malformed");
+        assertProblem(http.post("payments", "{\"amount\":").key(newKey()).send(), 400, "body-malformed");
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isZero();
+    }
+
+    @Test
+    void theSameKeyWithAnotherBodyIs422() throws Exception {
+        String key = newKey();
+        http.post("payments", payment("A-5")).key(key).send();
+        Http.Reply other = http.post("payments", payment("A-5").replace("100.00", "200.00")).key(key).send();
+        assertProblem(other, 422, "fingerprint-mismatch");
+        assertThat(payments("A-5")).isEqualTo(1);
+    }
+
+    @Test
+    void anotherUserOrTenantWithTheSameKeyIsAnotherOperation() {
+        String key = newKey();
+        assertThat(http.post("payments", payment("A-6")).key(key).send().status()).isEqualTo(201);
+        Http.Reply bob = http.post("payments", payment("B-6")).key(key).user("bob").send();
+        assertThat(bob.status()).isEqualTo(201);
+        assertThat(bob.header("Idempotent-Replayed")).isNull();
+        Http.Reply otherTenant = http.post("payments", payment("C-6")).key(key).header("X-Tenant", "globex").send();
+        assertThat(otherTenant.status()).isEqualTo(201);
+        assertThat(otherTenant.header("Idempotent-Replayed")).isNull();
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isEqualTo(3);
+        assertThat(h2.query("SELECT tenant, principal, endpoint FROM " + TestProducers.TABLE + " ORDER BY principal, tenant"))
+                .extracting(r -> r.get("tenant") + "/" + r.get("principal") + "/" + r.get("endpoint"))
+                .containsExactly("/alice/payments.create", "globex/alice/payments.create", "/bob/payments.create");
+    }
+
+    @Test
+    void anAnonymousCallIs401Problem() throws Exception {
+        assertProblem(http.post("payments", payment("A-7")).without("X-User").key(newKey()).send(), 401, "principal-required");
+    }
+
+    @Test
+    void aFinalFailureIsStoredAndReplayed() {
+        String key = newKey();
+        String invalid = payment("A-8").replace("100.00", "-1");
+        Http.Reply first = http.post("payments", invalid).key(key).send();
+        assertThat(first.status()).isEqualTo(400);
+        Http.Reply replay = http.post("payments", invalid).key(key).send();
+        assertThat(replay.status()).isEqualTo(400);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(record(key, "status")).isEqualTo("FAILED_FINAL");
+    }
+
+    @Test
+    void aRetryableFailureRollsBackAndARetryRunsAgain() throws Exception {
+        String key = newKey();
+        Http.Reply failed = http.post("payments", payment("A-9")).key(key).header("X-Fail", "transient").send();
+        assertThat(failed.status()).isEqualTo(503);
+        assertThat(payments("A-9")).as("the business write rolled back").isZero();
+        assertThat(record(key, "status")).isEqualTo("FAILED_RETRYABLE");
+        Http.Reply retry = http.post("payments", payment("A-9")).key(key).send();
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(JSON.readTree(retry.body()).get("attempt").asInt()).isEqualTo(2);
+        assertThat(payments("A-9")).isEqualTo(1);
+        assertThat(record(key, "attempts")).isEqualTo("2");
+    }
+
+    @Test
+    void theDerivedDownstreamKeyIsTheSameOnEveryAttempt() throws Exception {
+        String key = newKey();
+        http.post("payments", payment("A-10")).key(key).header("X-Fail", "transient").send();
+        Http.Reply retry = http.post("payments", payment("A-10")).key(key).send();
+        String charge = JSON.readTree(retry.body()).get("chargeKey").asText();
+        assertThat(charge).matches("[A-Za-z0-9_-]{43}").doesNotContain(key);
+        Http.Reply otherKey = http.post("payments", payment("A-11")).key(newKey()).send();
+        assertThat(JSON.readTree(otherKey.body()).get("chargeKey").asText()).isNotEqualTo(charge);
+    }
+
+    @Test
+    void aBusinessConstraintViolationRollsBackAndIsAFinalFailure() {
+        assertThat(http.post("payments", payment("A-12")).key(newKey()).send().status()).isEqualTo(201);
+        String key = newKey();
+        Http.Reply duplicate = http.post("payments", payment("A-12")).key(key).send();
+        assertThat(duplicate.status()).isEqualTo(409);
+        assertThat(payments("A-12")).isEqualTo(1);
+        assertThat(record(key, "status")).isEqualTo("FAILED_FINAL");
+    }
+
+    @Test
+    void aFencedExecutorCannotCommitItsBusinessWork() throws Exception {
+        String key = newKey();
+        // Another node takes the operation over while this one runs (its lease had ended).
+        PaymentResource.duringExecution = k -> h2.update("UPDATE " + TestProducers.TABLE
+                + " SET owner_token = 'ffffffffffffffffffffffffffffffff', attempts = 2");
+        Http.Reply fenced = http.post("payments", payment("A-13")).key(key).send();
+        assertProblem(fenced, 409, "superseded");
+        assertThat(payments("A-13")).as("the fenced executor's payment rolled back").isZero();
+        assertThat(record(key, "status")).isEqualTo("PROCESSING");
+        assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.Fenced);
+    }
+
+    @Test
+    void theRecordAndTheBusinessRowCommitTogetherInTheApplicationsTransaction() throws Exception {
+        String key = newKey();
+        Http.Reply joined = http.post("payments/joined", payment("A-14")).key(key).send();
+        assertThat(joined.status()).isEqualTo(201);
+        assertThat(payments("A-14")).isEqualTo(1);
+        assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
+        assertThat(http.post("payments/joined", payment("A-14")).key(key).send().body()).isEqualTo(joined.body());
+
+        String failing = newKey();
+        assertThat(http.post("payments/joined", payment("A-15")).key(failing).header("X-Fail", "transient").send().status())
+                .isEqualTo(503);
+        assertThat(payments("A-15")).isZero();
+        assertThat(record(failing, "status")).isNotEqualTo("SUCCEEDED");
+    }
+
+    @Test
+    void aConcurrentDuplicateGets409WithRetryAfter() throws Exception {
+        String key = newKey();
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments", payment("A-16")).key(key).header("X-Delay-Ms", "800").send());
+        awaitRecord(key);
+        Http.Reply duplicate = http.post("payments", payment("A-16")).key(key).send();
+        assertProblem(duplicate, 409, "request-in-flight");
+        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
+        assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
+        assertThat(payments("A-16")).isEqualTo(1);
+    }
+
+    @Test
+    void aWaitingDuplicateGetsTheFirstOutcome() throws Exception {
+        String key = newKey();
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments/waiting", payment("A-17")).key(key).header("X-Delay-Ms", "500").send());
+        awaitRecord(key);
+        Http.Reply duplicate = http.post("payments/waiting", payment("A-17")).key(key).send();
+        Http.Reply original = first.get(10, TimeUnit.SECONDS);
+        assertThat(duplicate.status()).isEqualTo(201);
+        assertThat(duplicate.body()).isEqualTo(original.body());
+        assertThat(duplicate.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
+    void anAcceptedDuplicateGets202WithTheStatusLocation() throws Exception {
+        String key = newKey();
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments/accepted", payment("A-18")).key(key).header("X-Delay-Ms", "600").send());
+        awaitRecord(key);
+        Http.Reply duplicate = http.post("payments/accepted", payment("A-18")).key(key).send();
+        assertThat(duplicate.status()).isEqualTo(202);
+        assertThat(duplicate.header("Location")).isEqualTo(Http.BASE + "idempotency/" + key);
+        assertThat(duplicate.header("Retry-After")).isNotNull();
+        assertThat(JSON.readTree(duplicate.body()).get("state").asText()).isEqualTo("PROCESSING");
+        first.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void tooManyInFlightKeysOfOneUserGet429() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(3);
+        PaymentResource.duringExecution = k -> {
+            if (k.startsWith("hold-")) {
+                started.countDown();
+                await(release);
+            }
+        };
+        CompletableFuture<?>[] running = new CompletableFuture<?>[3];
+        for (int i = 0; i < 3; i++) {
+            String order = "L-" + i;
+            String key = "hold-" + newKey();
+            running[i] = CompletableFuture.supplyAsync(() -> http.post("payments", payment(order)).key(key).send());
+        }
+        await(started);
+        Http.Reply limited = http.post("payments", payment("L-4")).key(newKey()).send();
+        assertProblem(limited, 429, "too-many-in-flight");
+        assertThat(limited.header("Retry-After")).isNotNull();
+        assertThat(http.post("payments", payment("L-5")).key(newKey()).user("bob").send().status()).isEqualTo(201);
+        release.countDown();
+        CompletableFuture.allOf(running).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aBusinessFieldCanBeTheKey() {
+        Http.Reply first = http.post("payments/by-order", payment("A-19")).without("Idempotency-Key").send();
+        assertThat(first.status()).isEqualTo(201);
+        Http.Reply again = http.post("payments/by-order", payment("A-19")).send();
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(again.body()).isEqualTo(first.body());
+    }
+
+    @Test
+    void encryptedStorageKeepsNoPlaintextAndReplaysTheSameBytes() {
+        String key = newKey();
+        Http.Reply first = http.post("payments/sealed", payment("SECRET-ORDER-20")).key(key).send();
+        byte[] stored = (byte[]) h2.query("SELECT response_body FROM " + TestProducers.TABLE).get(0).get("response_body");
+        assertThat(new String(stored, StandardCharsets.ISO_8859_1)).doesNotContain("SECRET-ORDER-20");
+        assertThat(record(key, "body_encoding")).isEqualTo("aes-gcm:k1");
+        Http.Reply replay = http.post("payments/sealed", payment("SECRET-ORDER-20")).key(key).send();
+        assertThat(replay.body()).isEqualTo(first.body());
+    }
+
+    @Test
+    void minimalStorageKeepsNoBodyAndRebuildsItOnReplay() throws Exception {
+        String key = newKey();
+        Http.Reply first = http.post("payments/minimal", payment("A-21")).key(key).send();
+        assertThat(h2.query("SELECT response_body FROM " + TestProducers.TABLE).get(0).get("response_body"))
+                .satisfies(body -> assertThat(body == null || ((byte[]) body).length == 0).isTrue());
+        Http.Reply replay = http.post("payments/minimal", payment("A-21")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
+        JsonNode rebuilt = JSON.readTree(replay.body());
+        assertThat(rebuilt.get("id").asText()).isEqualTo(JSON.readTree(first.body()).get("id").asText());
+    }
+
+    @Test
+    void secretsAndCookiesAreNotStoredOrReplayed() {
+        String key = newKey();
+        Http.Reply first = http.post("payments", payment("A-22")).key(key).send();
+        assertThat(first.header("Set-Cookie")).as("the application's own first response keeps its cookie").isNotNull();
+        assertThat(record(key, "response_headers")).doesNotContain("Set-Cookie").doesNotContain("secret");
+        assertThat(http.post("payments", payment("A-22")).key(key).send().header("Set-Cookie")).isNull();
+    }
+
+    @Test
+    void theStatusResourceShowsOnlyTheCallersOwnOperation() throws Exception {
+        String key = newKey();
+        http.post("payments", payment("A-23")).key(key).send();
+        Http.Reply own = http.get("idempotency/" + key).send();
+        assertThat(own.status()).isEqualTo(200);
+        JsonNode status = JSON.readTree(own.body());
+        assertThat(status.get("state").asText()).isEqualTo("SUCCEEDED");
+        assertThat(status.get("responseStatus").asInt()).isEqualTo(201);
+        assertThat(own.text()).doesNotContain("v1:").doesNotContain("owner");
+        assertProblem(http.get("idempotency/" + key).user("bob").send(), 404, "operation-not-found");
+        assertProblem(http.get("idempotency/" + newKey()).send(), 404, "operation-not-found");
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverByTheRetry() throws Exception {
+        String key = newKey();
+        // A node crashed after its claim: the record stays PROCESSING with a lease.
+        PaymentResource.duringExecution = k -> {
+            throw new IllegalStateException("crash");
+        };
+        try {
+            http.post("payments", payment("A-24")).key(key).send();
+        } catch (RuntimeException expected) {
+            // unmapped: the container would answer 500
+        }
+        PaymentResource.duringExecution = k -> { };
+        h2.update("UPDATE " + TestProducers.TABLE + " SET status = 'PROCESSING', lease_until = ?",
+                java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).plusSeconds(30));
+        assertProblem(http.post("payments", payment("A-24")).key(key).send(), 409, "request-in-flight");
+        weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
+        Http.Reply takeover = http.post("payments", payment("A-24")).key(key).send();
+        assertThat(takeover.status()).isEqualTo(201);
+        assertThat(payments("A-24")).isEqualTo(1);
+    }
+
+    private void assertProblem(Http.Reply reply, int status, String slug) throws Exception {
+        assertThat(reply.status()).as(reply.text()).isEqualTo(status);
+        assertThat(reply.header("Content-Type")).startsWith("application/problem+json");
+        JsonNode problem = JSON.readTree(reply.body());
+        assertThat(problem.get("type").asText()).isEqualTo("https://idempotency.dev/problems/" + slug);
+        assertThat(problem.get("status").asInt()).isEqualTo(status);
+        assertThat(problem.get("title").asText()).isNotBlank();
+        assertThat(problem.get("detail").asText()).isNotBlank();
+    }
+
+    private void awaitRecord(String key) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            if (h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE + " WHERE status = 'PROCESSING'") > 0
+                    && recordOrNull(key) != null) {
+                return;
+            }
+            sleep(10);
+        }
+        throw new AssertionError("the first request never claimed its key");
+    }
+
+    private String record(String key, String column) {
+        String value = recordOrNull(key, column);
+        assertThat(value).as("record column " + column).isNotNull();
+        return value;
+    }
+
+    private String recordOrNull(String key) {
+        return recordOrNull(key, "status");
+    }
+
+    // Records are found by the key's scope digest, as the library computes it (tenant "", user alice).
+    private String recordOrNull(String key, String column) {
+        for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
+                "payments.minimal", "payments.waiting", "payments.accepted")) {
+            String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
+            var rows = h2.query("SELECT " + column + " AS v FROM " + TestProducers.TABLE + " WHERE scope_key = ?", scopeKey);
+            if (!rows.isEmpty()) {
+                Object v = rows.get(0).get("v");
+                return v instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(v);
+            }
+        }
+        return null;
+    }
+
+    private long payments(String order) {
+        return h2.count("SELECT COUNT(*) FROM test_payment WHERE merchant_order_no = ?", order);
+    }
+
+    private static String payment(String order) {
+        return String.format(PAYMENT, order);
+    }
+
+    private static String newKey() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static void await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.idempotency.endpoint;
+
+import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.InFlightPolicy;
+import dev.idempotency.KeySource;
+import dev.idempotency.ResponseStorage;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+
+import java.math.BigDecimal;
+import java.util.UUID;
+import java.util.function.Consumer;
+
+/** The test application's payments API: one endpoint per library behaviour the tests exercise. */
+@ApplicationScoped
+@Path("payments")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class PaymentResource {
+    /** Runs inside the business transaction, before the payment is written; tests use it to interfere. */
+    public static volatile Consumer<String> duringExecution = key -> { };
+
+    @Inject
+    Payments payments;
+    @Inject
+    IdempotencyContext idempotency;
+
+    @POST
+    @Idempotent(endpoint = "payments.create")
+    public Response create(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-User") String user,
+                           @HeaderParam("X-Fail") String fail, @HeaderParam("X-Delay-Ms") Long delay) {
+        return pay(request, uri, fail, delay);
+    }
+
+    @POST
+    @Path("joined")
+    @Transactional
+    @Idempotent(endpoint = "payments.joined")
+    public Response createInApplicationTransaction(PaymentRequest request, @Context UriInfo uri,
+                                                   @HeaderParam("X-Fail") String fail) {
+        return pay(request, uri, fail, null);
+    }
+
+    @POST
+    @Path("by-order")
+    @Idempotent(endpoint = "payments.by-order", keySource = KeySource.BODY_FIELD, keyName = "merchantOrderNo")
+    public Response createByOrder(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null, null);
+    }
+
+    @POST
+    @Path("sealed")
+    @Idempotent(endpoint = "payments.sealed", storage = ResponseStorage.ENCRYPTED)
+    public Response createSealed(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null, null);
+    }
+
+    @POST
+    @Path("minimal")
+    @Idempotent(endpoint = "payments.minimal", storage = ResponseStorage.MINIMAL, replayWith = "view")
+    public Response createMinimal(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null, null);
+    }
+
+    @POST
+    @Path("waiting")
+    @Idempotent(endpoint = "payments.waiting", inFlight = InFlightPolicy.WAIT)
+    public Response createWaiting(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Delay-Ms") Long delay) {
+        return pay(request, uri, null, delay);
+    }
+
+    @POST
+    @Path("accepted")
+    @Idempotent(endpoint = "payments.accepted", inFlight = InFlightPolicy.ACCEPTED)
+    public Response createAccepted(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Delay-Ms") Long delay) {
+        return pay(request, uri, null, delay);
+    }
+
+    @GET
+    @Path("{id}")
+    public PaymentView get(@PathParam("id") String id) {
+        return view(id);
+    }
+
+    /** Rebuilds the body of a minimal-storage replay from the resource id. */
+    PaymentView view(String id) {
+        Payment p = payments.find(id);
+        return new PaymentView(p.id, p.merchantOrderNo, p.amount, p.currency, p.chargeKey, 0);
+    }
+
+    private Response pay(PaymentRequest request, UriInfo uri, String fail, Long delay) {
+        if (request == null || request.amount == null || request.amount.signum() <= 0) {
+            throw new PaymentRejected("amount must be positive");
+        }
+        duringExecution.accept(idempotency.key().orElse(""));
+        Payment payment = new Payment();
+        payment.id = UUID.randomUUID().toString();
+        payment.tenant = idempotency.scope().map(s -> s.tenant()).orElse("");
+        payment.merchantOrderNo = request.merchantOrderNo;
+        payment.amount = request.amount.setScale(2, java.math.RoundingMode.UNNECESSARY);
+        payment.currency = request.currency;
+        payment.chargeKey = idempotency.derive("acquirer.charge");
+        payments.persist(payment);
+        if (delay != null) {
+            try {
+                Thread.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if ("transient".equals(fail)) {
+            throw new AcquirerUnavailable();
+        }
+        return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
+                .header("Set-Cookie", "session=secret")
+                .entity(new PaymentView(payment.id, payment.merchantOrderNo, payment.amount, payment.currency,
+                        payment.chargeKey, idempotency.attempt()))
+                .build();
+    }
+
+    static BigDecimal amount(String text) {
+        return new BigDecimal(text);
+    }
+}
