@@ -227,7 +227,7 @@ public final class IdempotencySettings {
         if (value.isEmpty() || value.matches("header:.+") || value.matches("path-segment:\\d+")) {
             return value;
         }
-        throw invalid(Setting.API_VERSION.key(endpoint), value, "must be header:<name>, path-segment:<n> or empty");
+        throw invalid(keyOf(Setting.API_VERSION, endpoint), value, "must be header:<name>, path-segment:<n> or empty");
     }
 
     public String statusPath(String endpoint) {
@@ -252,7 +252,7 @@ public final class IdempotencySettings {
         Duration lease = durationSetting(Setting.LEASE, endpoint, annotation.lease());
         Duration wait = durationSetting(Setting.IN_FLIGHT_WAIT, endpoint, null);
         if (wait.compareTo(Duration.ofSeconds(30)) > 0) {
-            throw invalid(Setting.IN_FLIGHT_WAIT.key(endpoint), wait.toString(), "must be at most PT30S");
+            throw invalid(keyOf(Setting.IN_FLIGHT_WAIT, endpoint), wait.toString(), "must be at most PT30S");
         }
         Duration retryAfterMax = durationSetting(Setting.RETRY_AFTER_MAX, endpoint, null);
         InFlightPolicy inFlight = inFlight(endpoint, annotation.inFlight());
@@ -263,25 +263,25 @@ public final class IdempotencySettings {
         }
         String mismatch = endpointRaw(Setting.MISMATCH_STATUS, endpoint, null);
         if (!mismatch.equals("422") && !mismatch.equals("409")) {
-            throw invalid(Setting.MISMATCH_STATUS.key(endpoint), mismatch, "must be 422 or 409");
+            throw invalid(keyOf(Setting.MISMATCH_STATUS, endpoint), mismatch, "must be 422 or 409");
         }
         Set<String> ignored = new LinkedHashSet<>(splitList(endpointRaw(Setting.FINGERPRINT_IGNORE, endpoint, null)));
         Map<String, String> defaults = fieldDefaults(endpoint);
         try {
             JacksonCanonicalJson.validateIgnored(ignored);
         } catch (IllegalArgumentException e) {
-            throw invalid(Setting.FINGERPRINT_IGNORE.key(endpoint), String.join(",", ignored), e.getMessage());
+            throw invalid(keyOf(Setting.FINGERPRINT_IGNORE, endpoint), String.join(",", ignored), e.getMessage());
         }
         try {
             JacksonCanonicalJson.validateDefaults(defaults);
         } catch (IllegalArgumentException e) {
-            throw invalid(Setting.FINGERPRINT_DEFAULTS.key(endpoint), "(see message)", e.getMessage());
+            throw invalid(keyOf(Setting.FINGERPRINT_DEFAULTS, endpoint), "(see message)", e.getMessage());
         }
         List<String> replayed = splitList(endpointRaw(Setting.REPLAYED_HEADERS, endpoint, null));
         for (String header : replayed) {
             if (header.equalsIgnoreCase("Set-Cookie") || header.equalsIgnoreCase("Authorization")
                     || header.equalsIgnoreCase("WWW-Authenticate") || header.equalsIgnoreCase("Proxy-Authenticate")) {
-                throw invalid(Setting.REPLAYED_HEADERS.key(endpoint), header, "credentials are never stored");
+                throw invalid(keyOf(Setting.REPLAYED_HEADERS, endpoint), header, "credentials are never stored");
             }
         }
         return new EndpointPolicy(endpoint, annotation.keySource(), keyName, annotation.keyRequired(), retention, lease,
@@ -289,7 +289,7 @@ public final class IdempotencySettings {
                 Arrays.asList(annotation.retryOn()), annotation.externalSideEffects(), Integer.parseInt(mismatch),
                 ignored, defaults, nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
-                positive(Setting.MAX_RESPONSE_BYTES, endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
+                positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax);
     }
 
@@ -302,7 +302,7 @@ public final class IdempotencySettings {
             }
             int eq = entry.indexOf('=');
             if (eq <= 0) {
-                throw invalid(Setting.FINGERPRINT_DEFAULTS.key(endpoint), raw, "entries must be path=<json>");
+                throw invalid(keyOf(Setting.FINGERPRINT_DEFAULTS, endpoint), raw, "entries must be path=<json>");
             }
             defaults.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
         }
@@ -353,6 +353,11 @@ public final class IdempotencySettings {
         return duration;
     }
 
+    // The key a per-endpoint value was read from, so that an error names the line to fix.
+    private String keyOf(Setting setting, String endpoint) {
+        return source.get(setting.key(endpoint)).isPresent() ? setting.key(endpoint) : setting.key();
+    }
+
     // Endpoint configuration, then the annotation's value (when given), then the global key, then the default.
     private String endpointRaw(Setting setting, String endpoint, String annotated) {
         return source.get(setting.key(endpoint))
@@ -361,17 +366,31 @@ public final class IdempotencySettings {
 
     private int nonNegative(Setting setting, String endpoint) {
         String value = endpointRaw(setting, endpoint, null);
-        int parsed = intValue(setting, value);
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw invalid(keyOf(setting, endpoint), value, "must be an integer");
+        }
         if (parsed < 0) {
-            throw invalid(setting.key(endpoint), value, "must be 0 or more");
+            throw invalid(keyOf(setting, endpoint), value, "must be 0 or more");
         }
         return parsed;
     }
 
     private static int positive(Setting setting, String value) {
-        int parsed = intValue(setting, value);
+        return positive(setting.key(), value);
+    }
+
+    private static int positive(String key, String value) {
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw invalid(key, value, "must be an integer");
+        }
         if (parsed <= 0) {
-            throw invalid(setting.key(), value, "must be a positive integer");
+            throw invalid(key, value, "must be a positive integer");
         }
         return parsed;
     }

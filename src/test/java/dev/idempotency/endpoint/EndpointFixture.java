@@ -51,7 +51,7 @@ final class EndpointFixture {
                 .addExtension(new IdempotencyExtension())
                 .addExtension(new TransactionExtension())
                 .addBeanClasses(PaymentResource.class, Payments.class, EventLog.class, MutableClock.class,
-                        TestProducers.class, TransactionalInterceptorRequired.class);
+                        TestStore.class, TransactionalInterceptorRequired.class);
     }
 
     static EntityManagerFactory hibernate() {

@@ -56,7 +56,7 @@ class IdempotentEndpointTest {
     @BeforeEach
     void clean() {
         h2.update("DELETE FROM test_payment");
-        h2.update("DELETE FROM " + TestProducers.TABLE);
+        h2.update("DELETE FROM " + TestStore.TABLE);
         weld.select(EventLog.class).get().clear();
         PaymentResource.duringExecution = key -> { };
     }
@@ -106,14 +106,14 @@ class IdempotentEndpointTest {
         assertProblem(http.post("payments", payment("A-4")).key("x".repeat(256)).send(), 400, "key-invalid");
         assertProblem(http.post("payments", payment("A-4")).key("a").key("b").send(), 400, "key-invalid");
         assertThat(payments("A-4")).isZero();
-        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isZero();
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE)).isZero();
     }
 
     @Test
     void malformedJsonIs400ProblemBeforeAnythingRuns() throws Exception {
         assertProblem(http.post("payments", "{\"amount\":1,\"amount\":2}").key(newKey()).send(), 400, "body-malformed");
         assertProblem(http.post("payments", "{\"amount\":").key(newKey()).send(), 400, "body-malformed");
-        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isZero();
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE)).isZero();
     }
 
     @Test
@@ -135,8 +135,8 @@ class IdempotentEndpointTest {
         Http.Reply otherTenant = http.post("payments", payment("C-6")).key(key).header("X-Tenant", "globex").send();
         assertThat(otherTenant.status()).isEqualTo(201);
         assertThat(otherTenant.header("Idempotent-Replayed")).isNull();
-        assertThat(h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE)).isEqualTo(3);
-        assertThat(h2.query("SELECT tenant, principal, endpoint FROM " + TestProducers.TABLE + " ORDER BY principal, tenant"))
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE)).isEqualTo(3);
+        assertThat(h2.query("SELECT tenant, principal, endpoint FROM " + TestStore.TABLE + " ORDER BY principal, tenant"))
                 .extracting(r -> r.get("tenant") + "/" + r.get("principal") + "/" + r.get("endpoint"))
                 .containsExactly("/alice/payments.create", "globex/alice/payments.create", "/bob/payments.create");
     }
@@ -199,7 +199,7 @@ class IdempotentEndpointTest {
     void aFencedExecutorCannotCommitItsBusinessWork() throws Exception {
         String key = newKey();
         // Another node takes the operation over while this one runs (its lease had ended).
-        PaymentResource.duringExecution = k -> h2.update("UPDATE " + TestProducers.TABLE
+        PaymentResource.duringExecution = k -> h2.update("UPDATE " + TestStore.TABLE
                 + " SET owner_token = 'ffffffffffffffffffffffffffffffff', attempts = 2");
         Http.Reply fenced = http.post("payments", payment("A-13")).key(key).send();
         assertProblem(fenced, 409, "superseded");
@@ -302,7 +302,7 @@ class IdempotentEndpointTest {
     void encryptedStorageKeepsNoPlaintextAndReplaysTheSameBytes() {
         String key = newKey();
         Http.Reply first = http.post("payments/sealed", payment("SECRET-ORDER-20")).key(key).send();
-        byte[] stored = (byte[]) h2.query("SELECT response_body FROM " + TestProducers.TABLE).get(0).get("response_body");
+        byte[] stored = (byte[]) h2.query("SELECT response_body FROM " + TestStore.TABLE).get(0).get("response_body");
         assertThat(new String(stored, StandardCharsets.ISO_8859_1)).doesNotContain("SECRET-ORDER-20");
         assertThat(record(key, "body_encoding")).isEqualTo("aes-gcm:k1");
         Http.Reply replay = http.post("payments/sealed", payment("SECRET-ORDER-20")).key(key).send();
@@ -313,7 +313,7 @@ class IdempotentEndpointTest {
     void minimalStorageKeepsNoBodyAndRebuildsItOnReplay() throws Exception {
         String key = newKey();
         Http.Reply first = http.post("payments/minimal", payment("A-21")).key(key).send();
-        assertThat(h2.query("SELECT response_body FROM " + TestProducers.TABLE).get(0).get("response_body"))
+        assertThat(h2.query("SELECT response_body FROM " + TestStore.TABLE).get(0).get("response_body"))
                 .satisfies(body -> assertThat(body == null || ((byte[]) body).length == 0).isTrue());
         Http.Reply replay = http.post("payments/minimal", payment("A-21")).key(key).send();
         assertThat(replay.status()).isEqualTo(201);
@@ -358,7 +358,7 @@ class IdempotentEndpointTest {
             // unmapped: the container would answer 500
         }
         PaymentResource.duringExecution = k -> { };
-        h2.update("UPDATE " + TestProducers.TABLE + " SET status = 'PROCESSING', lease_until = ?",
+        h2.update("UPDATE " + TestStore.TABLE + " SET status = 'PROCESSING', lease_until = ?",
                 java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).plusSeconds(30));
         assertProblem(http.post("payments", payment("A-24")).key(key).send(), 409, "request-in-flight");
         weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
@@ -380,7 +380,7 @@ class IdempotentEndpointTest {
     private void awaitRecord(String key) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (System.nanoTime() < deadline) {
-            if (h2.count("SELECT COUNT(*) FROM " + TestProducers.TABLE + " WHERE status = 'PROCESSING'") > 0
+            if (h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE + " WHERE status = 'PROCESSING'") > 0
                     && recordOrNull(key) != null) {
                 return;
             }
@@ -404,7 +404,7 @@ class IdempotentEndpointTest {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted")) {
             String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
-            var rows = h2.query("SELECT " + column + " AS v FROM " + TestProducers.TABLE + " WHERE scope_key = ?", scopeKey);
+            var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {
                 Object v = rows.get(0).get("v");
                 return v instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(v);

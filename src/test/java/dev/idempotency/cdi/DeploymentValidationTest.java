@@ -1,0 +1,125 @@
+package dev.idempotency.cdi;
+
+import com.arjuna.ats.jta.cdi.TransactionExtension;
+import dev.idempotency.endpoint.TestStore;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.jboss.weld.junit5.WeldInitiator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Misuse of the annotation and invalid configuration fail the deployment, with a message naming the cause. */
+class DeploymentValidationTest {
+    private final Map<String, String> saved = new HashMap<>();
+
+    @AfterEach
+    void restoreProperties() {
+        saved.forEach((key, value) -> {
+            if (value == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, value);
+            }
+        });
+    }
+
+    @Test
+    void onAMethodThatIsNotAResourceMethod() {
+        assertDeploymentFails(Misuses.NotAResourceMethod.class, "IDEM-D001", "NotAResourceMethod#helper");
+    }
+
+    @Test
+    void onAMethodReturningAPrimitive() {
+        assertDeploymentFails(Misuses.PrimitiveReturn.class, "IDEM-D002", "PrimitiveReturn#create");
+    }
+
+    @Test
+    void onAnAsynchronousMethod() {
+        assertDeploymentFails(Misuses.Asynchronous.class, "IDEM-D003", "Asynchronous#");
+    }
+
+    @Test
+    void withOneEndpointNameTwice() {
+        assertDeploymentFails(Misuses.DuplicateEndpoint.class, "IDEM-D006", "'same'");
+    }
+
+    @Test
+    void namingAReplayMethodThatDoesNotExist() {
+        assertDeploymentFails(Misuses.MissingReplayMethod.class, "IDEM-D009", "rebuild");
+    }
+
+    @Test
+    void withAnUnparsableDuration() {
+        assertDeploymentFails(Misuses.BadDuration.class, "IDEM-C001", "thirty seconds");
+    }
+
+    @Test
+    void withoutASecret() {
+        set("idempotency.secret", null);
+        assertDeploymentFails(Misuses.Valid.class, "IDEM-C002", "idempotency.secret");
+    }
+
+    @Test
+    void withAnInvalidSetting() {
+        set("idempotency.in-flight", "whenever");
+        assertDeploymentFails(Misuses.Valid.class, "IDEM-C001", "idempotency.in-flight");
+    }
+
+    @Test
+    void aValidDeploymentStartsAndFindsItsMethods() {
+        try (WeldContainer container = weld(Misuses.Valid.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.methods()).extracting(IdempotentMethod::endpoint).containsExactly("valid.create");
+        }
+    }
+
+    @Test
+    void theDevelopmentSwitchStartsWithoutASecret() {
+        set("idempotency.secret", null);
+        set("idempotency.insecure-development-secret", "true");
+        try (WeldContainer container = weld(Misuses.Valid.class).initialize()) {
+            assertThat(container.select(IdempotencyRuntime.class).get().settings().usesDevelopmentSecret()).isTrue();
+        }
+    }
+
+    private void assertDeploymentFails(Class<?> bean, String id, String detail) {
+        assertThatThrownBy(() -> weld(bean).initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains(id).contains(detail));
+    }
+
+    private Weld weld(Class<?> bean) {
+        if (!saved.containsKey("idempotency.secret")) {
+            set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
+        }
+        return WeldInitiator.createWeld()
+                .addExtension(new IdempotencyExtension())
+                .addExtension(new TransactionExtension())
+                .addBeanClasses(bean, TestStore.class);
+    }
+
+    private void set(String key, String value) {
+        saved.putIfAbsent(key, System.getProperty(key));
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
+
+    private static String messages(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+            for (Throwable s : t.getSuppressed()) {
+                all.append(s.getMessage()).append('\n');
+            }
+        }
+        return all.toString();
+    }
+}
