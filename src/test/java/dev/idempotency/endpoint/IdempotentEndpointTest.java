@@ -74,6 +74,8 @@ class IdempotentEndpointTest {
         assertThat(replay.header("Content-Type")).isEqualTo(first.header("Content-Type"));
         assertThat(replay.body()).isEqualTo(first.body());
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.header("X-Payment-Region")).as("a configured replayed header").isEqualTo("eu");
+        assertThat(replay.header("Set-Cookie")).isNull();
         assertThat(payments("A-1")).isEqualTo(1);
         assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
         assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.Replayed);
@@ -358,13 +360,67 @@ class IdempotentEndpointTest {
             // unmapped: the container would answer 500
         }
         PaymentResource.duringExecution = k -> { };
+        MutableClock clock = weld.select(MutableClock.class).get();
         h2.update("UPDATE " + TestStore.TABLE + " SET status = 'PROCESSING', lease_until = ?",
-                java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).plusSeconds(30));
+                java.time.LocalDateTime.ofInstant(clock.instant().plusSeconds(30), java.time.ZoneOffset.UTC));
         assertProblem(http.post("payments", payment("A-24")).key(key).send(), 409, "request-in-flight");
-        weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
+        clock.advance(Duration.ofSeconds(31));
         Http.Reply takeover = http.post("payments", payment("A-24")).key(key).send();
         assertThat(takeover.status()).isEqualTo(201);
         assertThat(payments("A-24")).isEqualTo(1);
+    }
+
+    @Test
+    void configuredExceptionTypesDecideFinalOrRetryable() {
+        String finalKey = newKey();
+        Http.Reply unavailable = http.post("payments/classified", payment("A-25")).key(finalKey).header("X-Fail", "transient").send();
+        assertThat(unavailable.status()).isEqualTo(503);
+        assertThat(record(finalKey, "status")).as("finalOn wins over the 5xx status").isEqualTo("FAILED_FINAL");
+        assertThat(http.post("payments/classified", payment("A-25")).key(finalKey).send().header("Idempotent-Replayed"))
+                .isEqualTo("true");
+        String retryKey = newKey();
+        String invalid = payment("A-26").replace("100.00", "0");
+        assertThat(http.post("payments/classified", invalid).key(retryKey).send().status()).isEqualTo(400);
+        assertThat(record(retryKey, "status")).as("retryOn wins over the 4xx status").isEqualTo("FAILED_RETRYABLE");
+    }
+
+    @Test
+    void theApiVersionIsPartOfTheFingerprint() throws Exception {
+        String key = newKey();
+        assertThat(http.post("payments/versioned", payment("A-27")).key(key).header("Api-Version", "1").send().status())
+                .isEqualTo(201);
+        assertThat(http.post("payments/versioned", payment("A-27")).key(key).header("Api-Version", "1").send()
+                .header("Idempotent-Replayed")).isEqualTo("true");
+        assertProblem(http.post("payments/versioned", payment("A-27")).key(key).header("Api-Version", "2").send(), 422,
+                "fingerprint-mismatch");
+    }
+
+    @Test
+    void aResponseTooLargeToKeepRollsBackAndStoresNothing() throws Exception {
+        String key = newKey();
+        Http.Reply tooLarge = http.post("payments/large", payment("A-28")).key(key).send();
+        assertProblem(tooLarge, 500, "response-too-large");
+        assertThat(payments("A-28")).isZero();
+        assertThat(record(key, "status")).isEqualTo("FAILED_RETRYABLE");
+    }
+
+    @Test
+    void theDerivedKeyFilterSendsTheOperationsDownstreamKey() throws Exception {
+        JsonNode answer = JSON.readTree(http.post("payments/downstream", payment("A-29")).key(newKey()).send().body());
+        assertThat(answer.get("sentKey").asText()).isEqualTo(answer.get("chargeKey").asText()).hasSize(43);
+    }
+
+    @Test
+    void expiredRecordsArePurgedThroughTheMaintenanceApi() {
+        String key = newKey();
+        http.post("payments", payment("A-30")).key(key).send();
+        dev.idempotency.IdempotencyMaintenance maintenance = weld.select(dev.idempotency.IdempotencyMaintenance.class).get();
+        assertThat(maintenance.purgeExpired()).isZero();
+        weld.select(MutableClock.class).get().advance(Duration.ofHours(25));
+        assertThat(maintenance.purgeExpired()).isEqualTo(1);
+        assertThat(recordOrNull(key)).isNull();
+        assertThat(payments("A-30")).as("business rows are never purged").isEqualTo(1);
+        assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.Purged);
     }
 
     private void assertProblem(Http.Reply reply, int status, String slug) throws Exception {
@@ -402,7 +458,8 @@ class IdempotentEndpointTest {
     // Records are found by the key's scope digest, as the library computes it (tenant "", user alice).
     private String recordOrNull(String key, String column) {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
-                "payments.minimal", "payments.waiting", "payments.accepted")) {
+                "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
+                "payments.versioned", "payments.large", "payments.downstream")) {
             String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {

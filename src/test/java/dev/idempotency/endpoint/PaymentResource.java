@@ -89,6 +89,48 @@ public class PaymentResource {
         return pay(request, uri, null, delay);
     }
 
+    @POST
+    @Path("classified")
+    @Idempotent(endpoint = "payments.classified", finalOn = AcquirerUnavailable.class, retryOn = PaymentRejected.class)
+    public Response createClassified(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Fail") String fail) {
+        return pay(request, uri, fail, null);
+    }
+
+    @POST
+    @Path("versioned")
+    @Idempotent(endpoint = "payments.versioned")
+    public Response createVersioned(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null, null);
+    }
+
+    @POST
+    @Path("large")
+    @Idempotent(endpoint = "payments.large")
+    public Response createLarge(PaymentRequest request, @Context UriInfo uri) {
+        Response created = pay(request, uri, null, null);
+        return Response.fromResponse(created).entity("x".repeat(5000)).type(MediaType.TEXT_PLAIN).build();
+    }
+
+    /** Calls the acquirer through a JAX-RS client with the library's derived-key filter; the call never leaves. */
+    @POST
+    @Path("downstream")
+    @Idempotent(endpoint = "payments.downstream")
+    public Response createWithDownstreamCall(PaymentRequest request) {
+        jakarta.ws.rs.client.Client client = jakarta.ws.rs.client.ClientBuilder.newClient()
+                .register(new dev.idempotency.jaxrs.DerivedKeyClientFilter("acquirer.charge"))
+                .register((jakarta.ws.rs.client.ClientRequestFilter) call -> call.abortWith(Response
+                        .ok("{\"sentKey\":\"" + call.getHeaderString("Idempotency-Key") + "\",\"chargeKey\":\""
+                                + idempotency.derive("acquirer.charge") + "\"}", MediaType.APPLICATION_JSON).build()),
+                        jakarta.ws.rs.Priorities.USER + 1000);
+        try {
+            String answer = client.target("http://acquirer.invalid/charges").request()
+                    .post(jakarta.ws.rs.client.Entity.json("{}"), String.class);
+            return Response.ok(answer, MediaType.APPLICATION_JSON).build();
+        } finally {
+            client.close();
+        }
+    }
+
     @GET
     @Path("{id}")
     public PaymentView get(@PathParam("id") String id) {
@@ -126,6 +168,7 @@ public class PaymentResource {
         }
         return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
                 .header("Set-Cookie", "session=secret")
+                .header("X-Payment-Region", "eu")
                 .entity(new PaymentView(payment.id, payment.merchantOrderNo, payment.amount, payment.currency,
                         payment.chargeKey, idempotency.attempt()))
                 .build();
