@@ -170,6 +170,49 @@ abstract class RecordStoreContract {
     }
 
     @Test
+    void concurrentRequestsThroughTheProtocolExecuteOnceAndOthersGetAStableAnswer() throws Exception {
+        dev.idempotency.core.IdempotencyProtocol protocol = new dev.idempotency.core.IdempotencyProtocol(db.store,
+                db.transactions, java.time.Clock.systemUTC(), new java.security.SecureRandom(), e -> { }, 4);
+        dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
+                "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8), List.of(),
+                new dev.idempotency.json.JacksonCanonicalJson());
+        dev.idempotency.core.Operation op = dev.idempotency.core.Operation.of(
+                new dev.idempotency.Scope("acme", "alice", "payments.create", "race-key"),
+                fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
+                        "acme/alice", "{}".getBytes(StandardCharsets.UTF_8)), java.util.Set.of(), Map.of()),
+                dev.idempotency.testing.PolicyBuilder.defaults().build(), Optional.empty());
+        int threads = 32;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger executed = new AtomicInteger();
+        List<Future<Integer>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < threads; i++) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        if (protocol.admit(op) instanceof dev.idempotency.core.Admission.Execute) {
+                            executed.incrementAndGet();
+                            return 0;
+                        }
+                        return -1;
+                    } catch (dev.idempotency.IdempotencyException e) {
+                        return e.problem().status();
+                    }
+                }));
+            }
+            start.countDown();
+            for (Future<Integer> answer : answers) {
+                assertThat(answer.get()).isIn(0, 409, 503);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(executed.get()).isEqualTo(1);
+        assertThat(db.rows("")).isEqualTo(1);
+    }
+
+    @Test
     void aMissingTableIsASetupErrorNamingTheScript() {
         JdbcRecordStore wrong = new JdbcRecordStore(db.database.dataSource(), db.store.dialect(), "no_such_table");
         assertThatThrownBy(() -> tx(() -> wrong.find(scope("k1")))).isInstanceOf(IllegalStateException.class)
