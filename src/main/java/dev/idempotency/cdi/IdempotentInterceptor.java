@@ -91,7 +91,7 @@ public class IdempotentInterceptor {
         } catch (Exception | Error thrown) {
             tx.abandon();
             // The response filter records what the application's exception mappers make of it.
-            exchange.failedWith(policy.isRetryable(thrown));
+            exchange.failedWith(classify(policy, thrown));
             throw thrown;
         }
         if (first.status() >= 500) {
@@ -152,6 +152,21 @@ public class IdempotentInterceptor {
             }
             exchange.reply(new IdempotentExchange.Reply(first, false, false));
         }
+    }
+
+    // Configured types first; then a Bean Validation failure is final (the same request fails the same way,
+    // whatever status the runtime maps it to); otherwise the mapped status decides.
+    static Optional<Boolean> classify(EndpointPolicy policy, Throwable thrown) {
+        Optional<Boolean> configured = policy.isRetryable(thrown);
+        if (configured.isPresent()) {
+            return configured;
+        }
+        for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals("jakarta.validation.ValidationException")) {
+                return Optional.of(false);
+            }
+        }
+        return Optional.empty();
     }
 
     // A rollback at commit caused by the application (a constraint checked at flush) is the application's

@@ -162,6 +162,18 @@ class IdempotentEndpointTest {
     }
 
     @Test
+    void aBeanValidationFailureIsFinalWhateverItsStatus() {
+        String key = newKey();
+        String invalid = payment("A-31").replace("\"EUR\"", "\"euro\"");
+        Http.Reply first = http.post("payments", invalid).key(key).send();
+        assertThat(first.status()).isGreaterThanOrEqualTo(400);
+        assertThat(record(key, "status")).isEqualTo("FAILED_FINAL");
+        Http.Reply replay = http.post("payments", invalid).key(key).send();
+        assertThat(replay.status()).isEqualTo(first.status());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
     void aRetryableFailureRollsBackAndARetryRunsAgain() throws Exception {
         String key = newKey();
         Http.Reply failed = http.post("payments", payment("A-9")).key(key).header("X-Fail", "transient").send();

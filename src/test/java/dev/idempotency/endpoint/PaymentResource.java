@@ -144,6 +144,11 @@ public class PaymentResource {
     }
 
     private Response pay(PaymentRequest request, UriInfo uri, String fail, Long delay) {
+        if (request != null && request.currency != null && !request.currency.matches("[A-Z]{3}")) {
+            // What a Bean Validation provider throws for @Pattern on a parameter; no mapper here: 500.
+            throw new jakarta.validation.ConstraintViolationException("currency must be 3 upper-case letters",
+                    java.util.Set.of());
+        }
         if (request == null || request.amount == null || request.amount.signum() <= 0) {
             throw new PaymentRejected("amount must be positive");
         }
