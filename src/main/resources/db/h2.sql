@@ -1,5 +1,5 @@
--- idempotency-cdi record table, H2. ${table} is replaced by idempotency.table.
-CREATE TABLE IF NOT EXISTS ${table} (
+-- idempotency-cdi record table, H2. Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
+CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_key        CHAR(64)      NOT NULL PRIMARY KEY,
   tenant           VARCHAR(128)  NOT NULL,
   principal        VARCHAR(255)  NOT NULL,
@@ -18,6 +18,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
   updated_at       TIMESTAMP(6)  NOT NULL,
   expires_at       TIMESTAMP(6)  NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${table}_in_flight ON ${table} (tenant, principal, status, lease_until);
-CREATE INDEX IF NOT EXISTS ${table}_retained ON ${table} (tenant, principal, endpoint, expires_at);
-CREATE INDEX IF NOT EXISTS ${table}_expiry ON ${table} (expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_record_in_flight ON idempotency_record (tenant, principal, status, lease_until);
+CREATE INDEX IF NOT EXISTS idempotency_record_retained ON idempotency_record (tenant, principal, endpoint, expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_record_expiry ON idempotency_record (expires_at);

@@ -1,6 +1,6 @@
--- idempotency-cdi record table, MariaDB / MySQL (InnoDB). ${table} is replaced by idempotency.table.
+-- idempotency-cdi record table, MariaDB / MySQL (InnoDB). Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
 -- DATETIME(6), not TIMESTAMP: no session time zone conversion and no 2038 limit; values are UTC.
-CREATE TABLE IF NOT EXISTS ${table} (
+CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_key        CHAR(64)      CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
   tenant           VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
   principal        VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
   created_at       DATETIME(6)   NOT NULL,
   updated_at       DATETIME(6)   NOT NULL,
   expires_at       DATETIME(6)   NOT NULL,
-  INDEX ${table}_in_flight (tenant, principal, status, lease_until),
-  INDEX ${table}_retained (tenant, principal, endpoint, expires_at),
-  INDEX ${table}_expiry (expires_at)
+  INDEX idempotency_record_in_flight (tenant, principal, status, lease_until),
+  INDEX idempotency_record_retained (tenant, principal, endpoint, expires_at),
+  INDEX idempotency_record_expiry (expires_at)
 ) ENGINE=InnoDB;

@@ -1,6 +1,6 @@
--- idempotency-cdi record table, PostgreSQL. ${table} is replaced by idempotency.table.
+-- idempotency-cdi record table, PostgreSQL. Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
 -- Timestamps are UTC without zone: the library writes and reads them as UTC.
-CREATE TABLE IF NOT EXISTS ${table} (
+CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_key        CHAR(64)      NOT NULL PRIMARY KEY,
   tenant           VARCHAR(128)  NOT NULL,
   principal        VARCHAR(255)  NOT NULL,
@@ -19,6 +19,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
   updated_at       TIMESTAMP(6)  NOT NULL,
   expires_at       TIMESTAMP(6)  NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${table}_in_flight ON ${table} (tenant, principal, status, lease_until);
-CREATE INDEX IF NOT EXISTS ${table}_retained ON ${table} (tenant, principal, endpoint, expires_at);
-CREATE INDEX IF NOT EXISTS ${table}_expiry ON ${table} (expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_record_in_flight ON idempotency_record (tenant, principal, status, lease_until);
+CREATE INDEX IF NOT EXISTS idempotency_record_retained ON idempotency_record (tenant, principal, endpoint, expires_at);
+CREATE INDEX IF NOT EXISTS idempotency_record_expiry ON idempotency_record (expires_at);

@@ -47,7 +47,7 @@ public enum Dialect {
         this.contentionCodes = contentionCodes;
     }
 
-    /** The class-path resource of the DDL script ({@code db/postgresql.sql}); {@code ${table}} is the table name. */
+    /** The class-path resource of the DDL script ({@code db/postgresql.sql}), written for the default table name. */
     public String script() {
         return script;
     }

@@ -43,6 +43,9 @@ public final class JdbcRecordStore implements RecordStore {
     private static final TypeReference<LinkedHashMap<String, List<String>>> HEADERS = new TypeReference<>() {
     };
 
+    // The shipped scripts name the default table, so that an operator can run them as they are.
+    private static final String DEFAULT_TABLE = "idempotency_record";
+
     private final DataSource dataSource;
     private final Dialect dialect;
     private final String table;
@@ -105,7 +108,7 @@ public final class JdbcRecordStore implements RecordStore {
             current.append(line).append('\n');
             if (line.strip().endsWith(";")) {
                 String statement = current.toString().strip();
-                statements.add(statement.substring(0, statement.length() - 1).replace("${table}", table));
+                statements.add(statement.substring(0, statement.length() - 1).replace(DEFAULT_TABLE, table));
                 current.setLength(0);
             }
         }

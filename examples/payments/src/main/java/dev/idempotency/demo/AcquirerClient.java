@@ -1,0 +1,74 @@
+package dev.idempotency.demo;
+
+import dev.idempotency.jaxrs.DerivedKeyClientFilter;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Calls the acquirer's {@code POST /acquirer/charges} over HTTP, as a service user, carrying the
+ * operation's derived idempotency key: every retry of a payment sends the same key, so the acquirer
+ * charges once.
+ */
+@ApplicationScoped
+public class AcquirerClient {
+    @Inject
+    @ConfigProperty(name = "demo.acquirer.url", defaultValue = "http://127.0.0.1:8080/demo/api")
+    String baseUrl;
+    @Inject
+    @ConfigProperty(name = "demo.service.password")
+    String servicePassword;
+
+    private Client client;
+
+    @PostConstruct
+    void open() {
+        String credentials = Base64.getEncoder().encodeToString(
+                (Tenants.SERVICE_USER + ":" + servicePassword).getBytes(StandardCharsets.UTF_8));
+        client = ClientBuilder.newBuilder()
+                .connectTimeout(2, TimeUnit.SECONDS)
+                .readTimeout(10, TimeUnit.SECONDS)
+                .register(new DerivedKeyClientFilter("acquirer.charge"))
+                .register((jakarta.ws.rs.client.ClientRequestFilter) request ->
+                        request.getHeaders().putSingle(HttpHeaders.AUTHORIZATION, "Basic " + credentials))
+                .build();
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+
+    /** Charges the payment and returns the charge id. */
+    public String charge(Payment payment) {
+        PaymentRequest body = new PaymentRequest();
+        body.merchantOrderNo = payment.merchantOrderNo;
+        body.amount = payment.amount;
+        body.currency = payment.currency;
+        try (Response response = client.target(baseUrl).path("acquirer/charges").request(MediaType.APPLICATION_JSON)
+                .post(Entity.json(body))) {
+            if (response.getStatus() != 201) {
+                throw response.getStatus() >= 500 ? DemoProblem.transientFailure()
+                        : DemoProblem.acquirerFailed(response.getStatus());
+            }
+            return response.readEntity(ChargeView.class).chargeId;
+        } catch (ProcessingException unreachable) {
+            // Connection refused or timed out: whether the acquirer charged is unknown; the retry carries the
+            // same derived key, so the acquirer answers it with the first charge instead of a second one.
+            throw DemoProblem.transientFailure();
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../src/main/resources/db/h2.sql
