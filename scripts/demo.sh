@@ -29,24 +29,8 @@ fi
 # WildFly, unpacked from Maven Central once per database variant, and configured offline.
 if [ ! -x "$home/bin/standalone.sh" ]; then
   echo "demo: provisioning WildFly $WILDFLY_VERSION ($db)"
-  rm -rf "$server_dir"
-  mkdir -p "$server_dir"
-  mvn_q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:unpack \
-    -Dartifact="org.wildfly:wildfly-dist:$WILDFLY_VERSION:zip" -DoutputDirectory="$server_dir" \
-    -DmarkersDirectory="$server_dir/.markers"
-  case "$db" in
-    h2) ;;
-    postgresql) driver="org.postgresql:postgresql:42.7.14" ;;
-    mariadb) driver="org.mariadb.jdbc:mariadb-java-client:3.5.11" ;;
-    *) echo "demo: DEMO_DB must be h2, postgresql or mariadb" >&2; exit 2 ;;
-  esac
-  if [ "$db" != h2 ]; then
-    mvn_q org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy -Dartifact="$driver" \
-      -DoutputDirectory="$server_dir/drivers"
-    export DB_DRIVER_JAR="$(ls "$server_dir"/drivers/*.jar)"
-  fi
   DB_URL="${DEMO_DB_URL:-}" DB_USER="${DEMO_DB_USER:-}" DB_PASSWORD="${DEMO_DB_PASSWORD:-}" HTTP_PORT="$port" \
-    server-config/wildfly/configure.sh "$home" "$db" --demo
+    WILDFLY_VERSION="$WILDFLY_VERSION" scripts/provision-wildfly.sh "$server_dir" "$db" --demo
 fi
 cp "$war" "$home/standalone/deployments/demo.war"
 

@@ -4,6 +4,7 @@
 # Environment: DB_URL, DB_USER, DB_PASSWORD (defaults: the machine's services), DB_DRIVER_JAR (for
 # postgresql/mariadb), IDEMPOTENCY_SECRET (default: 48 random bytes, base64), HTTP_PORT (for --demo).
 # With --demo it also adds the demo's users (alice, bob, carol; password = user name) and service user.
+# EXTRA_SYSTEM_PROPERTIES="k=v k=v" adds further server system properties (e.g. a per-endpoint setting).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 home="$1"; db="$2"; demo="${3:-}"
@@ -34,6 +35,16 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
 run() { "$cli" --resolve-parameter-values --properties="$props" --file="$here/$1" >/dev/null; }
 run "datasource-$db.cli"
 run idempotency.cli
+if [ -n "${EXTRA_SYSTEM_PROPERTIES:-}" ]; then
+  extra="$(mktemp)"
+  {
+    echo "embed-server --std-out=discard --server-config=standalone.xml"
+    for kv in $EXTRA_SYSTEM_PROPERTIES; do echo "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"; done
+    echo "stop-embedded-server"
+  } > "$extra"
+  "$cli" --file="$extra" >/dev/null
+  rm -f "$extra"
+fi
 if [ "$demo" = "--demo" ]; then
   run demo.cli
   conf="$home/standalone/configuration"

@@ -27,7 +27,9 @@ import java.util.UUID;
 /**
  * {@code /payments}: create a payment once per idempotency key, charging the acquirer with a derived key.
  * Demo-only fault headers (not part of the fingerprint): {@code X-Demo-Delay-Ms} sleeps inside the
- * transaction after the charge; {@code X-Demo-Fail: transient} fails after the charge (503, rolled back).
+ * transaction after the charge; {@code X-Demo-Fail: transient} fails after the charge (503, rolled back);
+ * {@code X-Demo-Fail: at-commit} makes the commit itself fail, after the idempotency record was updated in
+ * the same transaction (503, both rolled back).
  */
 @Path("payments")
 @RequestScoped
@@ -45,6 +47,8 @@ public class PaymentResource {
     IdempotencyContext idempotency;
     @Context
     SecurityContext security;
+    @jakarta.annotation.Resource
+    jakarta.transaction.TransactionSynchronizationRegistry synchronizations;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -72,6 +76,18 @@ public class PaymentResource {
         sleep(delayMs);
         if ("transient".equalsIgnoreCase(fail)) {
             throw DemoProblem.transientFailure();
+        }
+        if ("at-commit".equalsIgnoreCase(fail)) {
+            synchronizations.registerInterposedSynchronization(new jakarta.transaction.Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    throw new IllegalStateException("X-Demo-Fail: at-commit");
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                }
+            });
         }
         return Response.created(uri.getAbsolutePathBuilder().path(payment.id).build())
                 .entity(PaymentView.of(payment)).build();

@@ -1,0 +1,324 @@
+package dev.idempotency.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.importer.ZipImporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The payments demo's contract on a real server (WildFly or Payara, over H2, PostgreSQL or MariaDB),
+ * through real HTTP: what a newcomer tries with curl.
+ */
+@ExtendWith(ArquillianExtension.class)
+class PaymentsContractIT {
+
+    @Deployment(testable = false)
+    static WebArchive demo() {
+        return ShrinkWrap.create(ZipImporter.class, "demo.war").importFrom(new File(System.getProperty("it.war")))
+                .as(WebArchive.class);
+    }
+
+    @ArquillianResource
+    URL base;
+    private Api api;
+    private String run;
+
+    @BeforeEach
+    void client() throws URISyntaxException {
+        api = new Api(base.toURI());
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @Test
+    void aPaymentIsCreatedOnceAndItsRetryGetsTheSameBytes() {
+        String key = key();
+        Api.Reply first = api.post("payments", payment(order("A"), "100.00")).key(key).send();
+        assertThat(first.status()).as(first.text()).isEqualTo(201);
+        JsonNode created = first.json();
+        assertThat(first.header("Location")).endsWith("/demo/api/payments/" + created.get("id").asText());
+        assertThat(first.header("Content-Type")).startsWith("application/json");
+        assertThat(created.get("status").asText()).isEqualTo("CAPTURED");
+        assertThat(created.get("amount").decimalValue()).isEqualByComparingTo("100.00");
+        assertThat(created.get("chargeId").asText()).isNotBlank();
+        assertThat(first.header("Idempotent-Replayed")).isNull();
+
+        Api.Reply replay = api.post("payments", payment(created.get("merchantOrderNo").asText(), "100.00")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
+        assertThat(replay.header("Content-Type")).isEqualTo(first.header("Content-Type"));
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+
+        String order = created.get("merchantOrderNo").asText();
+        assertThat(payments(order)).hasSize(1);
+        List<JsonNode> charges = charges(order);
+        assertThat(charges).hasSize(1);
+        assertThat(charges.get(0).get("idempotencyKey").asText()).as("a derived key, not the client's")
+                .isNotEqualTo(key).hasSize(43);
+        assertThat(api.get("payments/" + created.get("id").asText()).send().json().get("id").asText())
+                .isEqualTo(created.get("id").asText());
+    }
+
+    @Test
+    void keyOrderWhitespaceNumberSpellingAndTraceIdDoNotChangeTheRequest() {
+        String key = key();
+        String order = order("B");
+        assertThat(api.post("payments", payment(order, "100.00")).key(key).send().status()).isEqualTo(201);
+        String respelled = "{ \"currency\" : \"EUR\",\n \"amount\" : 1E2, \"traceId\" : \"another\", \"merchantOrderNo\" : \""
+                + order + "\" }";
+        Api.Reply replay = api.post("payments", respelled).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertProblem(api.post("payments", payment(order + "-other", "100.00")).key(key).send(), 422, "fingerprint-mismatch");
+        assertProblem(api.post("payments", payment(order, "100.01")).key(key).send(), 422, "fingerprint-mismatch");
+        assertThat(payments(order)).hasSize(1);
+    }
+
+    @Test
+    void theQuotedStructuredFieldFormIsTheSameKey() {
+        String key = key();
+        String order = order("C");
+        api.post("payments", payment(order, "5")).key(key).send();
+        assertThat(api.post("payments", payment(order, "5")).key("\"" + key + "\"").send().header("Idempotent-Replayed"))
+                .isEqualTo("true");
+    }
+
+    @Test
+    void aMissingOrMalformedKeyIs400Problem() {
+        assertProblem(api.post("payments", payment(order("D"), "5")).send(), 400, "key-missing");
+        assertProblem(api.post("payments", payment(order("D"), "5")).key("has space").send(), 400, "key-invalid");
+        assertProblem(api.post("payments", payment(order("D"), "5")).key("k".repeat(256)).send(), 400, "key-invalid");
+        assertProblem(api.post("payments", payment(order("D"), "5")).key("\"unterminated").send(), 400, "key-invalid");
+        assertProblem(api.post("payments", "{\"amount\":").key(key()).send(), 400, "body-malformed");
+        assertProblem(api.post("payments", payment(order("D"), "\"five\"")).key(key()).send(), 400, null);
+        assertThat(payments(order("D"))).isEmpty();
+    }
+
+    @Test
+    void withoutCredentialsIs401Problem() {
+        Api.Reply anonymous = api.post("payments", payment(order("E"), "5")).anonymous().key(key()).send();
+        assertThat(anonymous.status()).isEqualTo(401);
+        assertThat(anonymous.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(api.post("payments", payment(order("E"), "5")).as("alice", "wrong").key(key()).send().status())
+                .isEqualTo(401);
+    }
+
+    @Test
+    void theSameKeyOfAnotherUserOrTenantIsAnotherOperation() {
+        String key = key();
+        String order = order("F");
+        Api.Reply alice = api.post("payments", payment(order, "7")).key(key).send();
+        Api.Reply bob = api.post("payments", payment(order + "-bob", "7")).as("bob").key(key).send();
+        Api.Reply carol = api.post("payments", payment(order, "7")).as("carol").key(key).send();
+        assertThat(List.of(alice.status(), bob.status(), carol.status())).containsOnly(201);
+        assertThat(bob.header("Idempotent-Replayed")).isNull();
+        assertThat(carol.header("Idempotent-Replayed")).as("same order number, other tenant").isNull();
+        assertThat(carol.json().get("id").asText()).isNotEqualTo(alice.json().get("id").asText());
+    }
+
+    @Test
+    void anInvalidPaymentIsAFinalFailureReplayedForItsKey() {
+        String key = key();
+        Api.Reply first = api.post("payments", payment(order("G"), "-1")).key(key).send();
+        assertProblem(first, 400, null);
+        Api.Reply replay = api.post("payments", payment(order("G"), "-1")).key(key).send();
+        assertThat(replay.status()).isEqualTo(400);
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertProblem(api.post("payments", payment(order("G"), "5").replace("EUR", "euro")).key(key()).send(), 400, null);
+    }
+
+    @Test
+    void anOrderPaidUnderAnotherKeyIs409NamingThePayment() {
+        String order = order("H");
+        String paid = api.post("payments", payment(order, "9")).key(key()).send().json().get("id").asText();
+        Api.Reply again = api.post("payments", payment(order, "9")).key(key()).send();
+        assertProblem(again, 409, null);
+        assertThat(again.json().get("paymentId").asText()).isEqualTo(paid);
+        assertThat(again.json().get("detail").asText()).contains(paid);
+        assertThat(payments(order)).hasSize(1);
+        assertThat(charges(order)).hasSize(1);
+    }
+
+    @Test
+    void aTransientFailureRollsBackAndTheRetryRunsAgainWithoutASecondCharge() {
+        String key = key();
+        String order = order("I");
+        Api.Reply failed = api.post("payments", payment(order, "11")).key(key).header("X-Demo-Fail", "transient").send();
+        assertProblem(failed, 503, null);
+        assertThat(failed.header("Retry-After")).isNotNull();
+        assertThat(payments(order)).as("rolled back").isEmpty();
+        assertThat(charges(order)).as("the acquirer charged once").hasSize(1);
+        Api.Reply retry = api.post("payments", payment(order, "11")).key(key).send();
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(payments(order)).hasSize(1);
+        assertThat(charges(order)).as("the retry's charge is the acquirer's replay").hasSize(1);
+        assertThat(retry.json().get("chargeId").asText()).isEqualTo(charges(order).get(0).get("chargeId").asText());
+        JsonNode status = api.get("idempotency/" + key).send().json();
+        assertThat(status.get("state").asText()).isEqualTo("SUCCEEDED");
+        assertThat(status.get("attempts").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void aFailedCommitLeavesNeitherThePaymentNorASucceededRecord() {
+        String key = key();
+        String order = order("J");
+        Api.Reply failed = api.post("payments", payment(order, "13")).key(key).header("X-Demo-Fail", "at-commit").send();
+        assertThat(failed.status()).as(failed.text()).isEqualTo(503);
+        assertThat(payments(order)).isEmpty();
+        assertThat(api.get("idempotency/" + key).send().json().get("state").asText()).isEqualTo("FAILED_RETRYABLE");
+        Api.Reply retry = api.post("payments", payment(order, "13")).key(key).send();
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(payments(order)).hasSize(1);
+        assertThat(charges(order)).hasSize(1);
+    }
+
+    @Test
+    void aDuplicateWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
+        String key = key();
+        String order = order("K");
+        CompletableFuture<Api.Reply> first = CompletableFuture.supplyAsync(() ->
+                api.post("payments", payment(order, "15")).key(key).header("X-Demo-Delay-Ms", "1500").send());
+        awaitState(key, "alice", "PROCESSING");
+        Api.Reply duplicate = api.post("payments", payment(order, "15")).key(key).send();
+        assertProblem(duplicate, 409, "request-in-flight");
+        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
+        Api.Reply original = first.get(30, TimeUnit.SECONDS);
+        assertThat(original.status()).isEqualTo(201);
+        assertThat(api.post("payments", payment(order, "15")).key(key).send().body()).isEqualTo(original.body());
+    }
+
+    @Test
+    void aUserWithFiveOperationsInFlightGets429() throws Exception {
+        List<CompletableFuture<Api.Reply>> running = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String key = key();
+            String order = order("L" + i);
+            keys.add(key);
+            running.add(CompletableFuture.supplyAsync(() ->
+                    api.post("payments", payment(order, "1")).as("bob").key(key).header("X-Demo-Delay-Ms", "2000").send()));
+        }
+        for (String key : keys) {
+            awaitState(key, "bob", "PROCESSING");
+        }
+        Api.Reply limited = api.post("payments", payment(order("L5"), "1")).as("bob").key(key()).send();
+        assertProblem(limited, 429, "too-many-in-flight");
+        assertThat(limited.header("Retry-After")).isNotNull();
+        assertThat(api.post("payments", payment(order("L6"), "1")).key(key()).send().status()).as("alice is served")
+                .isEqualTo(201);
+        for (CompletableFuture<Api.Reply> r : running) {
+            assertThat(r.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void theStatusResourceShowsOnlyTheCallersOwnOperation() {
+        String key = key();
+        api.post("payments", payment(order("M"), "3")).key(key).send();
+        Api.Reply own = api.get("idempotency/" + key).send();
+        assertThat(own.status()).isEqualTo(200);
+        assertThat(own.json().get("state").asText()).isEqualTo("SUCCEEDED");
+        assertThat(own.json().get("resourceId").asText()).isNotBlank();
+        assertProblem(api.get("idempotency/" + key).as("bob").send(), 404, "operation-not-found");
+        assertProblem(api.get("idempotency/" + key).as("carol").send(), 404, "operation-not-found");
+    }
+
+    @Test
+    void anExecutorWhoseLeaseRanOutIsFencedAndOnlyTheTakeOverCommits() throws Exception {
+        // The server sets idempotency.endpoints.payments.create.lease=PT3S (src-it/provision.sh).
+        String key = key();
+        String order = order("N");
+        CompletableFuture<Api.Reply> slow = CompletableFuture.supplyAsync(() ->
+                api.post("payments", payment(order, "17")).key(key).header("X-Demo-Delay-Ms", "6000").send());
+        awaitState(key, "alice", "PROCESSING");
+        Thread.sleep(3500);
+        Api.Reply takeover = api.post("payments", payment(order, "17")).key(key).send();
+        Api.Reply fenced = slow.get(60, TimeUnit.SECONDS);
+        assertThat(takeover.status()).as(takeover.text()).isEqualTo(201);
+        assertThat(fenced.status()).as(fenced.text()).isIn(201, 409);
+        if (fenced.status() == 201) {
+            assertThat(fenced.body()).as("the fenced executor answers with the winner's outcome").isEqualTo(takeover.body());
+        } else {
+            assertThat(fenced.json().get("type").asText()).endsWith("/superseded");
+        }
+        assertThat(payments(order)).as("the fenced executor's payment rolled back").hasSize(1);
+        assertThat(payments(order).get(0).get("id").asText()).isEqualTo(takeover.json().get("id").asText());
+        assertThat(charges(order)).as("one charge: both attempts sent the same derived key").hasSize(1);
+        JsonNode status = api.get("idempotency/" + key).send().json();
+        assertThat(status.get("state").asText()).isEqualTo("SUCCEEDED");
+        assertThat(status.get("attempts").asInt()).isEqualTo(2);
+    }
+
+    private void awaitState(String key, String user, String state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            Api.Reply status = api.get("idempotency/" + key).as(user).send();
+            if (status.status() == 200 && status.json().get("state").asText().equals(state)) {
+                return;
+            }
+            Thread.sleep(25);
+        }
+        throw new AssertionError("operation " + key + " never reached " + state);
+    }
+
+    private List<JsonNode> payments(String order) {
+        Api.Reply reply = api.get("payments?merchantOrderNo=" + order).send();
+        assertThat(reply.status()).isEqualTo(200);
+        List<JsonNode> out = new ArrayList<>();
+        reply.json().forEach(out::add);
+        return out;
+    }
+
+    private List<JsonNode> charges(String order) {
+        Api.Reply reply = api.get("acquirer/charges?merchantOrderNo=" + order).send();
+        assertThat(reply.status()).isEqualTo(200);
+        List<JsonNode> out = new ArrayList<>();
+        reply.json().forEach(out::add);
+        return out;
+    }
+
+    static void assertProblem(Api.Reply reply, int status, String librarySlug) {
+        assertThat(reply.status()).as(reply.text()).isEqualTo(status);
+        assertThat(reply.header("Content-Type")).startsWith("application/problem+json");
+        JsonNode problem = reply.json();
+        assertThat(problem.get("status").asInt()).isEqualTo(status);
+        assertThat(problem.get("title").asText()).isNotBlank();
+        assertThat(problem.get("detail").asText()).isNotBlank();
+        if (librarySlug != null) {
+            assertThat(problem.get("type").asText()).isEqualTo("https://idempotency.dev/problems/" + librarySlug);
+        } else {
+            assertThat(problem.get("type").asText()).startsWith("https://");
+        }
+    }
+
+    private String order(String name) {
+        return name + "-" + run;
+    }
+
+    private static String key() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static String payment(String order, String amount) {
+        return "{\"merchantOrderNo\":\"" + order + "\",\"amount\":" + amount + ",\"currency\":\"EUR\",\"traceId\":\"t-1\"}";
+    }
+}

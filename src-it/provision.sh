@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Before the real-server tests: a fresh database for them (PostgreSQL/MariaDB: idem_it) and a fresh server.
+#   src-it/provision.sh <wildfly|payara> <dir> <h2|postgresql|mariadb>
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+server="$1"; dir="$2"; db="$3"
+case "$db" in
+  postgresql)
+    psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS idem_it WITH (FORCE)" -c "CREATE DATABASE idem_it"
+    export DB_URL="jdbc:postgresql://127.0.0.1:5432/idem_it" ;;
+  mariadb)
+    mariadb -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS idem_it; CREATE DATABASE idem_it"
+    export DB_URL="jdbc:mariadb://127.0.0.1:3306/idem_it" ;;
+esac
+# A short lease on the payments endpoint, so that a test can let it run out: configured on the server only.
+export EXTRA_SYSTEM_PROPERTIES="idempotency.endpoints.payments.create.lease=PT3S"
+case "$server" in
+  wildfly) "$root/scripts/provision-wildfly.sh" "$dir" "$db" --demo ;;
+  *) echo "provision: unknown server '$server'" >&2; exit 2 ;;
+esac
