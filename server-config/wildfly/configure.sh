@@ -10,7 +10,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 home="$1"; db="$2"; demo="${3:-}"
 cli="$home/bin/jboss-cli.sh"
 props="$(mktemp)"
-trap 'rm -f "$props"' EXIT
+trap 'rm -f "$props" "$props.out" "$props.cli"' EXIT
 
 case "$db" in
   h2)         url="${DB_URL:-jdbc:h2:mem:payments;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000}"; user="${DB_USER:-sa}"; password="${DB_PASSWORD:-sa}" ;;
@@ -23,8 +23,7 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
 {
   echo "db.url=$url"
   echo "db.user=$user"
-  # jboss-cli needs a non-empty value; an empty password is written as a single space and trimmed by the driver.
-  echo "db.password=${password:- }"
+  echo "db.password=$password"
   echo "db.max-pool=${DB_MAX_POOL:-60}"
   echo "db.driver.jar=${DB_DRIVER_JAR:-}"
   echo "idempotency.secret=$secret"
@@ -32,19 +31,22 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api"
 } > "$props"
 
-run() { "$cli" --resolve-parameter-values --properties="$props" --file="$here/$1" >/dev/null; }
+# The CLI prints its errors on stdout: keep them, drop the rest.
+run_inline() {
+  printf 'embed-server --std-out=discard --server-config=standalone.xml\n%s\nstop-embedded-server\n' "$1" > "$props.cli"
+  "$cli" --resolve-parameter-values --properties="$props" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }
+}
+run() { "$cli" --resolve-parameter-values --properties="$props" --file="$here/$1" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }; }
 run "datasource-$db.cli"
-run idempotency.cli
-if [ -n "${EXTRA_SYSTEM_PROPERTIES:-}" ]; then
-  extra="$(mktemp)"
-  {
-    echo "embed-server --std-out=discard --server-config=standalone.xml"
-    for kv in $EXTRA_SYSTEM_PROPERTIES; do echo "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"; done
-    echo "stop-embedded-server"
-  } > "$extra"
-  "$cli" --file="$extra" >/dev/null
-  rm -f "$extra"
+if [ -n "$password" ]; then
+  # Not in the datasource scripts: MariaDB's root has none here, and the CLI refuses an empty value.
+  kind=data-source; [ "$db" = postgresql ] && kind=xa-data-source
+  run_inline "/subsystem=datasources/$kind=PaymentsDS:write-attribute(name=password, value=\${db.password})"
 fi
+run idempotency.cli
+for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do
+  run_inline "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"
+done
 if [ "$demo" = "--demo" ]; then
   run demo.cli
   conf="$home/standalone/configuration"
