@@ -16,5 +16,17 @@ esac
 export EXTRA_SYSTEM_PROPERTIES="idempotency.endpoints.payments.create.lease=PT3S"
 case "$server" in
   wildfly) "$root/scripts/provision-wildfly.sh" "$dir" "$db" --demo ;;
+  payara)
+    # Payara Micro 6 and the JDBC driver next to what server-config/payara writes; the Arquillian
+    # container starts it with these (src-it/resources/arquillian.xml, payara.micro.* properties).
+    rm -rf "$dir"
+    mkdir -p "$dir/lib"
+    mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+      -Dartifact=fish.payara.extras:payara-micro:6.2025.10 -DoutputDirectory="$dir" -Dmdep.stripVersion=true
+    if [ "$db" = postgresql ]; then
+      mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+        -Dartifact=org.postgresql:postgresql:42.7.14 -DoutputDirectory="$dir/lib"
+    fi
+    "$root/server-config/payara/configure.sh" "$dir" "$db" --demo ;;
   *) echo "provision: unknown server '$server'" >&2; exit 2 ;;
 esac

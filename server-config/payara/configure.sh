@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Writes what Payara needs from server-config/payara into <dir>, placeholders filled in:
+#   configure.sh <dir> <h2|postgresql> [--demo]
+# Produces <dir>/post-boot.asadmin (asadmin commands: datasource, and with --demo the users' realm),
+# <dir>/system.properties (the library's settings, and the demo's) and with --demo <dir>/keyfile.
+# Payara Micro: --postbootcommandfile <dir>/post-boot.asadmin --systemproperties <dir>/system.properties.
+# Payara Server: asadmin multimode --file <dir>/post-boot.asadmin, and create-system-properties for each line.
+# Environment: DB_URL, DB_USER, DB_PASSWORD, DB_MAX_POOL, IDEMPOTENCY_SECRET, HTTP_PORT,
+# EXTRA_SYSTEM_PROPERTIES="k=v k=v".
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+dir="$1"; db="$2"; demo="${3:-}"
+mkdir -p "$dir"
+case "$db" in
+  h2)         url="${DB_URL:-jdbc:h2:mem:payments;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000}"; user="${DB_USER:-sa}"; password="${DB_PASSWORD:-sa}" ;;
+  postgresql) url="${DB_URL:-jdbc:postgresql://127.0.0.1:5432/test}"; user="${DB_USER:-postgres}"; password="${DB_PASSWORD:-postgres}" ;;
+  *) echo "configure.sh: unknown database '$db' (h2, postgresql)" >&2; exit 2 ;;
+esac
+secret="${IDEMPOTENCY_SECRET:-$(head -c 48 /dev/urandom | base64 -w0)}"
+fill() {
+  sed -e "s|@DB_URL@|$url|g" -e "s|@DB_USER@|$user|g" -e "s|@DB_PASSWORD@|$password|g" \
+      -e "s|@DB_MAX_POOL@|${DB_MAX_POOL:-60}|g" -e "s|@IDEMPOTENCY_SECRET@|$secret|g" -e "s|@KEYFILE@|$dir/keyfile|g" "$1"
+}
+fill "$here/datasource-$db.asadmin" | grep -v '^#' > "$dir/post-boot.asadmin"
+fill "$here/idempotency.properties" | grep -v '^#' > "$dir/system.properties"
+for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do echo "$kv" >> "$dir/system.properties"; done
+
+# A file realm entry: {SSHA256} = SHA-256 over password + 8-byte salt, hashed 100 times, then salt appended.
+ssha256() {
+  local salt digest
+  salt="$(head -c 8 /dev/urandom | xxd -p)"
+  digest="$( (printf '%s' "$1"; printf '%s' "$salt" | xxd -r -p) | openssl dgst -sha256 -binary | xxd -p -c 256)"
+  for _ in $(seq 2 100); do digest="$(printf '%s' "$digest" | xxd -r -p | openssl dgst -sha256 -binary | xxd -p -c 256)"; done
+  printf '{SSHA256}%s' "$(printf '%s%s' "$digest" "$salt" | xxd -r -p | base64 -w0)"
+}
+if [ "$demo" = "--demo" ]; then
+  fill "$here/demo-users.asadmin" | grep -v '^#' >> "$dir/post-boot.asadmin"
+  service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
+  : > "$dir/keyfile"
+  for u in alice bob carol; do echo "$u;$(ssha256 "$u");user" >> "$dir/keyfile"; done
+  echo "payments-service;$(ssha256 "$service_password");user" >> "$dir/keyfile"
+  echo "demo.service.password=$service_password" >> "$dir/system.properties"
+  echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api" >> "$dir/system.properties"
+fi
