@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (README, "Quick start"): services up, the fast tests, then the real-server
-# tests — the payments demo on a managed WildFly over H2, PostgreSQL and MariaDB. Under CI=true (the
-# default here) no test may skip for want of a database; any failure stops the run with a non-zero exit.
+# tests — the payments demo on a managed WildFly over H2, PostgreSQL (plus a second WildFly node on the
+# same database) and MariaDB, and on Payara Micro over H2 and PostgreSQL. Under CI=true (the default
+# here) no test may skip for want of a database; any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh
@@ -13,8 +14,14 @@ step "fast tests, and the library installed for the demo"
 mvn -B install "$@"
 step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
-for db in h2 postgresql mariadb; do
-  step "real-server tests: WildFly + $db"
-  mvn -B verify -Pit-wildfly -Dit.db="$db" "$@"
+step "real-server tests: WildFly + H2"
+mvn -B verify -Pit-wildfly -Dit.db=h2 "$@"
+step "real-server tests: WildFly + PostgreSQL, and two WildFly nodes on it"
+mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
+step "real-server tests: WildFly + MariaDB"
+mvn -B verify -Pit-wildfly -Dit.db=mariadb "$@"
+for db in h2 postgresql; do
+  step "real-server tests: Payara Micro + $db"
+  mvn -B verify -Pit-payara -Dit.db="$db" "$@"
 done
 step "all tests passed"

@@ -14,6 +14,10 @@ case "$db" in
 esac
 # A short lease on the payments endpoint, so that a test can let it run out: configured on the server only.
 export EXTRA_SYSTEM_PROPERTIES="idempotency.endpoints.payments.create.lease=PT3S"
+# One secret for every node of this run, kept next to the server for the tests that start a second node.
+mkdir -p "$(dirname "$dir")"
+head -c 48 /dev/urandom | base64 -w0 > "$dir.secret"
+export IDEMPOTENCY_SECRET="$(cat "$dir.secret")"
 case "$server" in
   wildfly) "$root/scripts/provision-wildfly.sh" "$dir" "$db" --demo ;;
   payara)

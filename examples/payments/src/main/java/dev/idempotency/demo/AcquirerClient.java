@@ -60,9 +60,11 @@ public class AcquirerClient {
         body.currency = payment.currency;
         try (Response response = client.target(baseUrl).path("acquirer/charges").request(MediaType.APPLICATION_JSON)
                 .post(Entity.json(body))) {
-            if (response.getStatus() != 201) {
-                throw response.getStatus() >= 500 ? DemoProblem.transientFailure()
-                        : DemoProblem.acquirerFailed(response.getStatus());
+            int status = response.getStatus();
+            if (status != 201) {
+                // Busy (the same charge still in flight, or too many at once) or failing: try again later.
+                boolean transientFailure = status >= 500 || status == 409 || status == 425 || status == 429;
+                throw transientFailure ? DemoProblem.transientFailure() : DemoProblem.acquirerFailed(status);
             }
             return response.readEntity(ChargeView.class).chargeId;
         } catch (ProcessingException unreachable) {
