@@ -42,6 +42,16 @@ final class Api {
         String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
+
+        /** The elements of a 200 JSON array answer. */
+        java.util.List<JsonNode> list() {
+            if (status != 200) {
+                throw new AssertionError("expected 200 with a JSON array, got " + status + ": " + text());
+            }
+            java.util.List<JsonNode> out = new java.util.ArrayList<>();
+            json().forEach(out::add);
+            return out;
+        }
     }
 
     Call post(String path, String json) {

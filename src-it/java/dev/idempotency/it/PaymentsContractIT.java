@@ -281,19 +281,11 @@ class PaymentsContractIT {
     }
 
     private List<JsonNode> payments(String order) {
-        Api.Reply reply = api.get("payments?merchantOrderNo=" + order).send();
-        assertThat(reply.status()).isEqualTo(200);
-        List<JsonNode> out = new ArrayList<>();
-        reply.json().forEach(out::add);
-        return out;
+        return api.get("payments?merchantOrderNo=" + order).send().list();
     }
 
     private List<JsonNode> charges(String order) {
-        Api.Reply reply = api.get("acquirer/charges?merchantOrderNo=" + order).send();
-        assertThat(reply.status()).isEqualTo(200);
-        List<JsonNode> out = new ArrayList<>();
-        reply.json().forEach(out::add);
-        return out;
+        return api.get("acquirer/charges?merchantOrderNo=" + order).send().list();
     }
 
     static void assertProblem(Api.Reply reply, int status, String librarySlug) {

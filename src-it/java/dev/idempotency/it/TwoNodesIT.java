@@ -103,8 +103,8 @@ class TwoNodesIT {
                         assertThat(r.body()).as("every success for " + key + " is the same bytes").isEqualTo(settled.body());
                     }
                 }
-                List<JsonNode> payments = list(check.get("payments?merchantOrderNo=" + order).as(user).send());
-                List<JsonNode> charges = list(check.get("acquirer/charges?merchantOrderNo=" + order).send());
+                List<JsonNode> payments = check.get("payments?merchantOrderNo=" + order).as(user).send().list();
+                List<JsonNode> charges = check.get("acquirer/charges?merchantOrderNo=" + order).send().list();
                 assertThat(payments).as("payments of " + order).hasSize(1);
                 assertThat(charges).as("charges of " + order).hasSize(1);
             }
@@ -121,10 +121,4 @@ class TwoNodesIT {
         return reply;
     }
 
-    private static List<JsonNode> list(Api.Reply reply) {
-        assertThat(reply.status()).isEqualTo(200);
-        List<JsonNode> out = new ArrayList<>();
-        reply.json().forEach(out::add);
-        return out;
-    }
 }
