@@ -16,8 +16,10 @@ step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
 step "real-server tests: WildFly + H2"
 mvn -B verify -Pit-wildfly -Dit.db=h2 "$@"
-step "real-server tests: WildFly + PostgreSQL, and two WildFly nodes on it"
+step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
+rm -f target/reliability-report.md
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
+cat target/reliability-report.md
 step "real-server tests: WildFly + MariaDB"
 mvn -B verify -Pit-wildfly -Dit.db=mariadb "$@"
 for db in h2 postgresql; do

@@ -1,0 +1,117 @@
+package dev.idempotency.reliability;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The invariants of a fault test, checked with SQL on the database once the load has settled:
+ * (a) per key at most one payment and at most one charge per derived key; (b) every acknowledged success
+ * or final failure has its committed record (and payment), every payment has its SUCCEEDED record;
+ * (c) every success of a key is the same bytes; (d) no PROCESSING record past its lease; (e) no 5xx but
+ * 503 with Retry-After.
+ */
+final class Checker {
+    private static final String URL = "jdbc:postgresql://127.0.0.1:5432/idem_it?ApplicationName=idem-checker";
+
+    /** The counts the report prints; {@link #violations()} empty means every invariant held. */
+    record Result(int keys, int executed, int duplicatePayments, int duplicateCharges, int lostAcknowledgements,
+                  int orphanPayments, int driftingReplays, int stuckRecords, int serverErrors, List<String> violations) {
+    }
+
+    static Result check(List<Operations.Operation> ops, History history) throws SQLException {
+        List<String> violations = new ArrayList<>();
+        Map<String, List<History.Op>> byKey = new HashMap<>();
+        history.ops().forEach(op -> byKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op));
+        int executed = 0;
+        int duplicatePayments = 0;
+        int duplicateCharges = 0;
+        int lost = 0;
+        int orphans = 0;
+        int drifting = 0;
+        int serverErrors = 0;
+        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+            for (Operations.Operation op : ops) {
+                int payments = count(c, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order());
+                int charges = count(c, "SELECT COUNT(*) FROM demo_charge WHERE idempotency_key = ?", op.chargeKey());
+                String status = single(c, "SELECT status FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
+                executed += payments;
+                if (payments > 1) {
+                    duplicatePayments++;
+                    violations.add(op.key() + ": " + payments + " payments");
+                }
+                if (charges > 1) {
+                    duplicateCharges++;
+                    violations.add(op.key() + ": " + charges + " charges");
+                }
+                if (payments == 1 && !"SUCCEEDED".equals(status)) {
+                    orphans++;
+                    violations.add(op.key() + ": a payment without its SUCCEEDED record (" + status + ")");
+                }
+                List<History.Op> seen = byKey.getOrDefault(op.key(), List.of());
+                Set<String> successBodies = new HashSet<>();
+                for (History.Op h : seen) {
+                    if (h.kind() != History.Kind.OK) {
+                        continue;
+                    }
+                    if (h.status() >= 200 && h.status() < 300) {
+                        successBodies.add(h.bodyHash());
+                        if (payments != 1 || !"SUCCEEDED".equals(status)) {
+                            lost++;
+                            violations.add(op.key() + ": acknowledged " + h.status() + " but " + payments
+                                    + " payments, record " + status);
+                        }
+                    }
+                    if (h.status() >= 500 && !(h.status() == 503 && h.retryAfter())) {
+                        serverErrors++;
+                        violations.add(op.key() + ": " + h.status() + " from " + h.node());
+                    }
+                }
+                if (successBodies.size() > 1) {
+                    drifting++;
+                    violations.add(op.key() + ": " + successBodies.size() + " different success bodies");
+                }
+            }
+            int stuck = count(c, "SELECT COUNT(*) FROM idempotency_record WHERE status = 'PROCESSING'"
+                    + " AND lease_until < (now() AT TIME ZONE 'UTC')");
+            if (stuck > 0) {
+                violations.add(stuck + " PROCESSING records past their lease");
+            }
+            return new Result(ops.size(), executed, duplicatePayments, duplicateCharges, lost, orphans, drifting, stuck,
+                    serverErrors, violations);
+        }
+    }
+
+    /** How many executions the operation's record counts (attempts). */
+    static int attempts(Operations.Operation op) throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+            return count(c, "SELECT attempts FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
+        }
+    }
+
+    private static int count(Connection c, String sql, Object... args) throws SQLException {
+        return Integer.parseInt(single(c, sql, args));
+    }
+
+    private static String single(Connection c, String sql, Object... args) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    private Checker() {
+    }
+}

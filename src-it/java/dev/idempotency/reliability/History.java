@@ -1,0 +1,61 @@
+package dev.idempotency.reliability;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * Every request of a fault test as the client saw it: invoked, then ok (status, body hash), fail (an
+ * error: nothing was received) or info (the client gave up waiting: either outcome is allowed, at most one).
+ */
+final class History {
+    enum Kind { OK, FAIL, INFO }
+
+    /** One completed request. */
+    record Op(String key, String node, boolean sameBody, Kind kind, int status, String bodyHash, boolean retryAfter,
+              String error) {
+    }
+
+    private final List<Op> ops = new CopyOnWriteArrayList<>();
+
+    void ok(String key, String node, boolean sameBody, int status, byte[] body, boolean retryAfter) {
+        ops.add(new Op(key, node, sameBody, Kind.OK, status, sha256(body), retryAfter, null));
+    }
+
+    void fail(String key, String node, boolean sameBody, String error) {
+        ops.add(new Op(key, node, sameBody, Kind.FAIL, 0, null, false, error));
+    }
+
+    void info(String key, String node, boolean sameBody) {
+        ops.add(new Op(key, node, sameBody, Kind.INFO, 0, null, false, "client timeout"));
+    }
+
+    List<Op> ops() {
+        return List.copyOf(ops);
+    }
+
+    /** How many answers of each status (0 for fail/info), for the report. */
+    Map<String, Long> statusMix() {
+        return ops.stream().collect(Collectors.groupingBy(
+                op -> op.kind() == Kind.OK ? Integer.toString(op.status()) : op.kind().name().toLowerCase(),
+                TreeMap::new, Collectors.counting()));
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.idempotency.reliability;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/** Sends the operations of a fault test to the nodes, recording every answer in a {@link History}. */
+final class LoadClient {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+            .executor(Executors.newCachedThreadPool()).build();
+    private final History history;
+    private final Duration timeout;
+
+    LoadClient(History history, Duration timeout) {
+        this.history = history;
+        this.timeout = timeout;
+    }
+
+    /** One request, recorded. Returns the status, or 0 when nothing was received. */
+    Answer send(URI node, Operations.Operation op, boolean sameBody, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(node.resolve("api/payments")).timeout(timeout)
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", op.key())
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        (op.user() + ":" + op.user()).getBytes(StandardCharsets.UTF_8)))
+                .POST(HttpRequest.BodyPublishers.ofString(sameBody ? op.body() : op.otherBody()));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        String name = node.getAuthority();
+        try {
+            HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
+            history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter);
+            return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+        } catch (HttpTimeoutException e) {
+            history.info(op.key(), name, sameBody);
+        } catch (IOException e) {
+            history.fail(op.key(), name, sameBody, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            history.fail(op.key(), name, sameBody, "interrupted");
+        }
+        return new Answer(0, null);
+    }
+
+    /** What a request got: its status (0: nothing received) and Retry-After. */
+    record Answer(int status, String retryAfter) {
+        long retryAfterMillis() {
+            return retryAfter == null ? 300 : Math.min(5000, Long.parseLong(retryAfter.trim()) * 1000);
+        }
+    }
+
+    /**
+     * The storm: every operation sent {@code minSends..maxSends} times to random nodes by {@code clients}
+     * threads with random pauses; a few sends carry a different body (a misuse of the key).
+     *
+     * @return the wall-clock duration
+     */
+    Duration storm(List<URI> nodes, List<Operations.Operation> ops, int clients, int minSends, int maxSends, long seed)
+            throws InterruptedException {
+        Random random = new Random(seed);
+        List<Runnable> sends = new ArrayList<>();
+        for (Operations.Operation op : ops) {
+            int times = minSends + random.nextInt(maxSends - minSends + 1);
+            for (int i = 0; i < times; i++) {
+                URI node = nodes.get(random.nextInt(nodes.size()));
+                boolean same = random.nextInt(100) >= 3;
+                long pause = random.nextInt(40);
+                sends.add(() -> {
+                    sleep(pause);
+                    send(node, op, same);
+                });
+            }
+        }
+        Collections.shuffle(sends, random);
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        long start = System.nanoTime();
+        List<Future<?>> all = new ArrayList<>();
+        sends.forEach(s -> all.add(pool.submit(s)));
+        for (Future<?> f : all) {
+            try {
+                f.get(10, TimeUnit.MINUTES);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("a client failed", e);
+            }
+        }
+        pool.shutdown();
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /** A client's last retries: the same request until it has a final answer (not 409/429/503/none). */
+    Answer settle(URI node, Operations.Operation op) {
+        Answer answer = send(node, op, true);
+        for (int i = 0; i < 30 && (answer.status() == 0 || answer.status() == 409 || answer.status() == 425
+                || answer.status() == 429 || answer.status() == 503); i++) {
+            sleep(answer.retryAfterMillis());
+            answer = send(node, op, true);
+        }
+        return answer;
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

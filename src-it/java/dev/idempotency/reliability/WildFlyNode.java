@@ -1,0 +1,135 @@
+package dev.idempotency.reliability;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One WildFly node of a fault test, provisioned with server-config on the run's PostgreSQL and secret,
+ * running the demo WAR. The test started it, so the test may crash, pause and resume it — always by the
+ * pid of its own JVM, never by name.
+ */
+final class WildFlyNode implements AutoCloseable {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Path dir;
+    private final Path home;
+    private final int offset;
+    private Process launcher;
+
+    private WildFlyNode(Path dir, Path home, int offset) {
+        this.dir = dir;
+        this.home = home;
+        this.offset = offset;
+    }
+
+    /** Provisions (fresh) and starts node {@code n} (port 8080 + 100 (n + 1); 8180 is the two-node test's). */
+    static WildFlyNode start(int n, Map<String, String> extraProperties) throws IOException, InterruptedException {
+        Path first = Path.of(System.getProperty("it.server.dir"));
+        Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
+        Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
+        int offset = 100 * (n + 1);
+        StringBuilder extra = new StringBuilder("idempotency.endpoints.payments.create.lease=PT3S");
+        extraProperties.forEach((k, v) -> extra.append(' ').append(k).append('=').append(v));
+        ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
+                dir.toString(), "postgresql", "--demo").inheritIO();
+        provision.environment().putAll(Map.of(
+                "DB_URL", "jdbc:postgresql://127.0.0.1:5432/idem_it?ApplicationName=idem-node" + n,
+                "HTTP_PORT", Integer.toString(8080 + offset),
+                "IDEMPOTENCY_SECRET", Files.readString(Path.of(first + ".secret")).trim(),
+                "EXTRA_SYSTEM_PROPERTIES", extra.toString()));
+        if (provision.start().waitFor() != 0) {
+            throw new IllegalStateException("could not provision node " + n);
+        }
+        Path home = dir.resolve("wildfly-" + System.getProperty("it.wildfly.version", "39.0.1.Final"));
+        Files.copy(Path.of(System.getProperty("it.war")), home.resolve("standalone/deployments/demo.war"),
+                StandardCopyOption.REPLACE_EXISTING);
+        WildFlyNode node = new WildFlyNode(dir, home, offset);
+        node.boot();
+        return node;
+    }
+
+    URI base() {
+        return URI.create("http://127.0.0.1:" + (8080 + offset) + "/demo/");
+    }
+
+    /** Starts the server on its existing data (after a crash too) and waits until the demo answers. */
+    void boot() throws IOException, InterruptedException {
+        launcher = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
+                "-Djboss.bind.address.management=127.0.0.1", "-Djboss.socket.binding.port-offset=" + offset)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("console.log").toFile())).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            if (!launcher.isAlive()) {
+                throw new IllegalStateException("node exited while starting; see " + dir.resolve("console.log"));
+            }
+            try {
+                HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(base().resolve("api/payments")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 401) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("node did not come up; see " + dir.resolve("console.log"));
+    }
+
+    /** The server's JVM (standalone.sh is only its launcher). */
+    ProcessHandle jvm() {
+        Optional<ProcessHandle> java = launcher.descendants()
+                .filter(p -> p.info().commandLine().map(c -> c.contains("jboss-modules")).orElse(false)).findFirst();
+        return java.orElseThrow(() -> new IllegalStateException("no server JVM under " + launcher.pid()));
+    }
+
+    /** kill -9 of the server JVM: no shutdown hook, no rollback, connections dropped mid-transaction. */
+    void crash() throws InterruptedException {
+        ProcessHandle java = jvm();
+        java.destroyForcibly();
+        java.onExit().join();
+        launcher.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(jvm().pid())).inheritIO().start().waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("kill -" + signal + " failed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (launcher == null) {
+            return;
+        }
+        launcher.descendants().forEach(ProcessHandle::destroy);
+        launcher.destroy();
+        try {
+            if (!launcher.waitFor(30, TimeUnit.SECONDS)) {
+                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+                launcher.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
