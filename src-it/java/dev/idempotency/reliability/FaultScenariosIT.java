@@ -87,7 +87,9 @@ class FaultScenariosIT {
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
         for (Operations.Operation op : ops) {
-            assertThat(Checker.attempts(op)).as("taken over after the lease: the second execution").isEqualTo(2);
+            // Taken over after the dead lease. More than 2 when a retry met the acquirer still holding the crashed
+            // node's charge call (its own lease), answered 503 and left the operation retryable for the next one.
+            assertThat(Checker.attempts(op)).as("executions started").isGreaterThanOrEqualTo(2);
         }
     }
 

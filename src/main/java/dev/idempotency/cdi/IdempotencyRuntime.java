@@ -8,7 +8,6 @@ import dev.idempotency.KeySource;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
-import dev.idempotency.ResponseStorage;
 import dev.idempotency.Scope;
 import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.config.SettingsSource;
@@ -210,9 +209,6 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return settings.keyRules();
     }
 
-    CanonicalJson canonicalJson() {
-        return canonicalJson;
-    }
 
     /** The method descriptor for an intercepted method, matching overrides by signature; null if not idempotent. */
     public IdempotentMethod method(Method invoked) {
@@ -339,9 +335,6 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return sealer.open(stored, scopeKey);
     }
 
-    boolean storesMinimal(EndpointPolicy policy) {
-        return policy.storage() == ResponseStorage.MINIMAL;
-    }
 
     /** At the end of a request: a claim that nobody finished goes back (or its commit outcome is settled). */
     void settleAbandoned(IdempotentExchange exchange) {
