@@ -90,6 +90,13 @@ final class Checker {
         }
     }
 
+    /** The status of the record with that primary key, or null when there is none. */
+    static String recordStatus(String scopeKey) throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+            return single(c, "SELECT status FROM idempotency_record WHERE scope_key = ?", scopeKey);
+        }
+    }
+
     /** How many executions the operation's record counts (attempts). */
     static int attempts(Operations.Operation op) throws SQLException {
         try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {

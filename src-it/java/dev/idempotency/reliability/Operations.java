@@ -16,13 +16,18 @@ final class Operations {
     record Operation(String key, String user, String order, String body, String otherBody) {
         /** The record's primary key, as the library computes it (the demo's ScopeResolver: tenant by user). */
         String scopeKey() {
-            return ScopeDigest.of(new Scope(TENANT.get(user), user, "payments.create", key));
+            return Operations.scopeKey(user, key);
         }
 
         /** The key the payments service sent the acquirer (IdempotencyContext.derive("acquirer.charge")). */
         String chargeKey() {
             return ScopeDigest.derive(scopeKey(), "acquirer.charge");
         }
+    }
+
+    /** The record's primary key of a user's key on payments.create. */
+    static String scopeKey(String user, String key) {
+        return ScopeDigest.of(new Scope(TENANT.get(user), user, "payments.create", key));
     }
 
     static List<Operation> create(String run, int count) {

@@ -86,6 +86,12 @@ final class WildFlyNode implements AutoCloseable {
         throw new IllegalStateException("node did not come up; see " + dir.resolve("console.log"));
     }
 
+    /** The server's log and console output so far. */
+    String log() throws IOException {
+        Path serverLog = home.resolve("standalone/log/server.log");
+        return (Files.exists(serverLog) ? Files.readString(serverLog) : "") + Files.readString(dir.resolve("console.log"));
+    }
+
     /** The server's JVM (standalone.sh is only its launcher). */
     ProcessHandle jvm() {
         Optional<ProcessHandle> java = launcher.descendants()
