@@ -31,7 +31,8 @@ class FaultScenariosIT {
     @BeforeAll
     void startNodes() throws Exception {
         a = WildFlyNode.start(1, Map.of());
-        b = WildFlyNode.start(2, Map.of());
+        // Node B's own clock runs a minute ahead (the demo's Clock bean); the library reads the database's time.
+        b = WildFlyNode.start(2, Map.of("demo.clock-skew", "PT60S"));
     }
 
     @AfterAll
@@ -226,6 +227,28 @@ class FaultScenariosIT {
         Report.write("12. Isolation and secrets", "1 key reused by another user and another tenant",
                 "none (the servers' logs and the record table searched for the key and credentials)", Duration.ZERO,
                 history.statusMix(), new Checker.Result(3, executed, 0, 0, 0, 0, 0, 0, 0, List.of()));
+    }
+
+    @Test
+    void aNodeWhoseClockRunsAheadNeverTakesOverALiveLease() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 1);
+        Operations.Operation op = ops.get(0);
+        long start = System.nanoTime();
+        CompletableFuture<LoadClient.Answer> first = CompletableFuture.supplyAsync(() ->
+                client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2500"));
+        LoadClient.sleep(700);
+        // By B's own clock A's 3 s lease ended a minute ago; by the database's it has 2 s to run.
+        LoadClient.Answer onSkewedNode = client.send(b.base(), op, true);
+        assertThat(onSkewedNode.status()).as("in flight, not taken over").isEqualTo(409);
+        assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("9. Clock skew: node B's JVM clock +60 s", "1 key, its retry sent to B while A runs it",
+                "demo.clock-skew=PT60S on node B (its Clock bean), idempotency.clock=database",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(Checker.attempts(op)).as("never taken over").isEqualTo(1);
     }
 
     private void settle(LoadClient client, List<Operations.Operation> ops) {

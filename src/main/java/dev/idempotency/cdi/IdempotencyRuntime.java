@@ -67,6 +67,7 @@ import java.util.logging.Logger;
 public class IdempotencyRuntime implements IdempotencyMaintenance {
     private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
     static final String DEFAULT_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+    private static final Duration CLOCK_REFRESH = Duration.ofMinutes(1);
 
     @Inject
     Instance<RecordStore> stores;
@@ -131,6 +132,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 jdbc.createSchema();
                 return null;
             });
+        }
+        if (settings.usesDatabaseClock() && store instanceof JdbcRecordStore jdbc) {
+            // One time for every node: a node whose own clock runs ahead must not take over a live lease.
+            clock = jdbc.databaseClock(clock, CLOCK_REFRESH);
         }
         scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
                 : new DefaultScopeResolver(settings.tenantSource().fromHeader(), settings.tenantSource().value(),

@@ -72,6 +72,7 @@ public final class IdempotencySettings {
         datasource();
         table();
         bool(Setting.CREATE_SCHEMA);
+        usesDatabaseClock();
         interceptorPriority();
         anonymousAllowed();
         tenantSource();
@@ -156,6 +157,16 @@ public final class IdempotencySettings {
 
     public boolean createSchema() {
         return bool(Setting.CREATE_SCHEMA);
+    }
+
+    /** Whether leases and expiry use the database's time (the default) rather than the JVM's. */
+    public boolean usesDatabaseClock() {
+        String value = raw(Setting.CLOCK).toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "database" -> true;
+            case "jvm" -> false;
+            default -> throw invalid(Setting.CLOCK.key(), value, "must be database or jvm");
+        };
     }
 
     public int interceptorPriority() {

@@ -13,6 +13,8 @@ public enum Setting {
     DATASOURCE("datasource", "java:comp/DefaultDataSource", false, "JNDI name of the JTA DataSource of the record table."),
     TABLE("table", "idempotency_record", false, "Name of the record table."),
     CREATE_SCHEMA("create-schema", "false", false, "true: create the table and indexes at start-up if absent."),
+    CLOCK("clock", "database", false,
+            "Time for leases and expiry: database (the record table's database, offset re-read every minute; JDBC store) or jvm."),
     INTERCEPTOR_PRIORITY("interceptor-priority", "1010", false,
             "Priority of the interceptor (LIBRARY_BEFORE + 10: inside the application's @Transactional)."),
     KEY_HEADER("key-header", "Idempotency-Key", true, "Header carrying the key (KeySource.HEADER)."),

@@ -13,12 +13,14 @@ import java.util.Set;
  * Recognised by SQLState and vendor code, never by message text.
  */
 public enum Dialect {
-    H2("db/h2.sql", Set.of("23505"), Set.of(), Set.of("40001", "90131", "HYT00"), Set.of(50200, 90131)),
-    POSTGRESQL("db/postgresql.sql", Set.of("23505"), Set.of(), Set.of("40001", "40P01", "55P03"), Set.of()),
+    H2("db/h2.sql", "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)",
+            Set.of("23505"), Set.of(), Set.of("40001", "90131", "HYT00"), Set.of(50200, 90131)),
+    POSTGRESQL("db/postgresql.sql", "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP)",
+            Set.of("23505"), Set.of(), Set.of("40001", "40P01", "55P03"), Set.of()),
     // MariaDB and MySQL answer a duplicate key with SQLState 23000 (shared with other integrity errors):
     // the vendor code 1062 tells it apart. 1213 deadlock, 1205 lock wait timeout, 1020 record changed
     // (innodb_snapshot_isolation=ON).
-    MARIADB("db/mariadb.sql", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020));
+    MARIADB("db/mariadb.sql", "SELECT UTC_TIMESTAMP(6)", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020));
 
     /** How an {@link SQLException} counts for the protocol. */
     public enum Failure {
@@ -33,14 +35,16 @@ public enum Dialect {
     }
 
     private final String script;
+    private final String utcNowQuery;
     private final Set<String> duplicateStates;
     private final Set<Integer> duplicateCodes;
     private final Set<String> contentionStates;
     private final Set<Integer> contentionCodes;
 
-    Dialect(String script, Set<String> duplicateStates, Set<Integer> duplicateCodes, Set<String> contentionStates,
-            Set<Integer> contentionCodes) {
+    Dialect(String script, String utcNowQuery, Set<String> duplicateStates, Set<Integer> duplicateCodes,
+            Set<String> contentionStates, Set<Integer> contentionCodes) {
         this.script = script;
+        this.utcNowQuery = utcNowQuery;
         this.duplicateStates = duplicateStates;
         this.duplicateCodes = duplicateCodes;
         this.contentionStates = contentionStates;
@@ -50,6 +54,11 @@ public enum Dialect {
     /** The class-path resource of the DDL script ({@code db/postgresql.sql}), written for the default table name. */
     public String script() {
         return script;
+    }
+
+    /** A query answering the database's current UTC time as one TIMESTAMP (statement time, not transaction time). */
+    public String utcNowQuery() {
+        return utcNowQuery;
     }
 
     /**

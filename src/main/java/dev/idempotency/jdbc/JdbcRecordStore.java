@@ -76,6 +76,11 @@ public final class JdbcRecordStore implements RecordStore {
         return dialect;
     }
 
+    /** The time of this store's database, as seen through the local clock (refreshed every {@code refresh}). */
+    public DatabaseClock databaseClock(java.time.Clock local, java.time.Duration refresh) {
+        return new DatabaseClock(local, dataSource, dialect, refresh);
+    }
+
     /** Creates the table and its indexes when absent, from the dialect's script shipped in the jar. */
     public void createSchema() {
         run(c -> {

@@ -35,6 +35,8 @@ final class EndpointFixture {
     static void configure() {
         System.setProperty("idempotency.secret", SECRET);
         System.setProperty("idempotency.create-schema", "true");
+        // The tests move time with the application's Clock bean (MutableClock); the database's would undo it.
+        System.setProperty("idempotency.clock", "jvm");
         System.setProperty("idempotency.tenant", "header:X-Tenant");
         System.setProperty("idempotency.purge.interval", "PT0S");
         System.setProperty("idempotency.fingerprint.ignore-fields", "traceId");

@@ -213,6 +213,15 @@ abstract class RecordStoreContract {
     }
 
     @Test
+    void theDatabaseClockCorrectsALocalClockThatRunsAhead() {
+        java.time.Clock ahead = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofSeconds(60));
+        DatabaseClock clock = db.store.databaseClock(ahead, Duration.ofMinutes(1));
+        Duration error = Duration.between(Instant.now(), clock.instant()).abs();
+        assertThat(error).as("database time, not the local clock's").isLessThan(Duration.ofSeconds(2));
+        assertThat(clock.offset()).isBetween(Duration.ofSeconds(-62), Duration.ofSeconds(-58));
+    }
+
+    @Test
     void aMissingTableIsASetupErrorNamingTheScript() {
         JdbcRecordStore wrong = new JdbcRecordStore(db.database.dataSource(), db.store.dialect(), "no_such_table");
         assertThatThrownBy(() -> tx(() -> wrong.find(scope("k1")))).isInstanceOf(IllegalStateException.class)

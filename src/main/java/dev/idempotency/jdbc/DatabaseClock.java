@@ -1,0 +1,87 @@
+package dev.idempotency.jdbc;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The protocol's time, taken from the database of the record table: leases, expiry and takeovers are
+ * decided by one clock shared by every node, so a node whose own clock runs ahead never takes over a live
+ * lease early. The database is asked for its UTC time every {@code refresh} and the offset to the local
+ * clock is applied in between (half the query's round trip is the error); if the database cannot answer,
+ * the last offset stays.
+ */
+public final class DatabaseClock extends Clock {
+    private static final Logger LOG = Logger.getLogger(DatabaseClock.class.getName());
+    private final Clock local;
+    private final DataSource dataSource;
+    private final String query;
+    private final long refreshNanos;
+    private volatile long offsetMillis;
+    private volatile long measuredAt;
+    private volatile boolean measured;
+
+    DatabaseClock(Clock local, DataSource dataSource, Dialect dialect, Duration refresh) {
+        this.local = local;
+        this.dataSource = dataSource;
+        this.query = dialect.utcNowQuery();
+        this.refreshNanos = refresh.toNanos();
+    }
+
+    @Override
+    public Instant instant() {
+        if (!measured || System.nanoTime() - measuredAt > refreshNanos) {
+            measure();
+        }
+        return local.instant().plusMillis(offsetMillis);
+    }
+
+    /** How far the database's clock is ahead of the local one, as last measured. */
+    public Duration offset() {
+        if (!measured) {
+            measure();
+        }
+        return Duration.ofMillis(offsetMillis);
+    }
+
+    private synchronized void measure() {
+        if (measured && System.nanoTime() - measuredAt <= refreshNanos) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(query)) {
+            long before = local.millis();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long after = local.millis();
+                Instant database = rs.getObject(1, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+                offsetMillis = database.toEpochMilli() - (before + after) / 2;
+            }
+        } catch (SQLException | RuntimeException e) {
+            // Keep the last offset (zero before the first answer); the next call tries again.
+            LOG.log(Level.WARNING, "IDEM-W005 could not read the database's time; using the last offset "
+                    + offsetMillis + " ms", e);
+        }
+        measuredAt = System.nanoTime();
+        measured = true;
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException("the protocol's clock is UTC");
+    }
+}
