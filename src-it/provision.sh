@@ -12,10 +12,14 @@ case "$db" in
     mariadb -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS idem_it; CREATE DATABASE idem_it"
     export DB_URL="jdbc:mariadb://127.0.0.1:3306/idem_it" ;;
 esac
-# A short lease on the payments endpoint, so that a test can let it run out: configured on the server only.
-export EXTRA_SYSTEM_PROPERTIES="idempotency.endpoints.payments.create.lease=PT3S"
-# One secret for every node of this run, kept next to the server for the tests that start a second node.
 mkdir -p "$(dirname "$dir")"
+# A short lease on the payments endpoint, so that a test can let it run out, and a bound on the keys a
+# caller may hold there, so that a flood reaches it: configured on the server only.
+# Kept next to the server for the tests that start more nodes.
+echo "idempotency.endpoints.payments.create.lease=PT3S idempotency.endpoints.payments.create.max-keys-per-endpoint=1500" \
+  > "$dir.properties"
+export EXTRA_SYSTEM_PROPERTIES="$(cat "$dir.properties")"
+# One secret for every node of this run, kept next to the server for the tests that start a second node.
 head -c 48 /dev/urandom | base64 -w0 > "$dir.secret"
 export IDEMPOTENCY_SECRET="$(cat "$dir.secret")"
 case "$server" in

@@ -3,7 +3,7 @@
 #   configure.sh <JBOSS_HOME> <h2|postgresql|mariadb> [--demo]
 # Environment: DB_URL, DB_USER, DB_PASSWORD (defaults: the machine's services), DB_DRIVER_JAR (for
 # postgresql/mariadb), IDEMPOTENCY_SECRET (default: 48 random bytes, base64), HTTP_PORT (for --demo).
-# With --demo it also adds the demo's users (alice, bob, carol; password = user name) and service user.
+# With --demo it also adds the demo's users (alice, bob, carol, mallory; password = user name) and service user.
 # EXTRA_SYSTEM_PROPERTIES="k=v k=v" adds further server system properties (e.g. a per-endpoint setting).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,7 +51,7 @@ if [ "$demo" = "--demo" ]; then
   run demo.cli
   conf="$home/standalone/configuration"
   hash() { printf '%s' "$1:ApplicationRealm:$2" | md5sum | cut -d' ' -f1; }
-  for u in alice bob carol; do
+  for u in alice bob carol mallory; do
     echo "$u=$(hash "$u" "$u")" >> "$conf/application-users.properties"
     echo "$u=user" >> "$conf/application-roles.properties"
   done

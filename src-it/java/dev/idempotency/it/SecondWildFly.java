@@ -40,7 +40,7 @@ final class SecondWildFly implements AutoCloseable {
                 "DB_URL", databaseUrl,
                 "HTTP_PORT", Integer.toString(port),
                 "IDEMPOTENCY_SECRET", Files.readString(Path.of(firstDir + ".secret")).trim(),
-                "EXTRA_SYSTEM_PROPERTIES", "idempotency.endpoints.payments.create.lease=PT3S"));
+                "EXTRA_SYSTEM_PROPERTIES", Files.readString(Path.of(firstDir + ".properties")).trim()));
         if (provision.start().waitFor() != 0) {
             throw new IllegalStateException("could not provision the second WildFly");
         }

@@ -251,6 +251,51 @@ class FaultScenariosIT {
         assertThat(Checker.attempts(op)).as("never taken over").isEqualTo(1);
     }
 
+    @Test
+    void aCallerFloodingNewKeysIsLimitedWhileOthersAreServed() throws Exception {
+        java.util.regex.Matcher configured = java.util.regex.Pattern.compile("max-keys-per-endpoint=(\\d+)").matcher(
+                java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("it.server.dir") + ".properties")));
+        assertThat(configured.find()).isTrue();
+        int cap = Integer.parseInt(configured.group(1));
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> flood = Operations.create(run(), cap + 100, "mallory");
+        long start = System.nanoTime();
+        // Four at a time: below the 5 operations in flight a caller may have, so the retained-keys bound decides.
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        List<java.util.concurrent.Future<LoadClient.Answer>> answers = new ArrayList<>();
+        for (Operations.Operation op : flood) {
+            answers.add(pool.submit(() -> client.send(a.base(), op, true)));
+        }
+        Operations.Operation alices = Operations.create(run(), 1, "alice").get(0);
+        LoadClient.Answer served = client.send(b.base(), alices, true);
+        int limited = 0;
+        for (java.util.concurrent.Future<LoadClient.Answer> f : answers) {
+            LoadClient.Answer answer = f.get(5, TimeUnit.MINUTES);
+            assertThat(answer.status()).isIn(201, 429);
+            if (answer.status() == 429) {
+                limited++;
+                assertThat(answer.retryAfter()).isNotNull();
+            }
+        }
+        pool.shutdown();
+        assertThat(served.status()).as("another caller is served during the flood").isEqualTo(201);
+        assertThat(limited).isGreaterThanOrEqualTo(100 - 4);
+        int kept;
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres");
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM idempotency_record WHERE principal = 'mallory'")) {
+            rs.next();
+            kept = rs.getInt(1);
+        }
+        assertThat(kept).as("the table stays bounded").isLessThanOrEqualTo(cap + 4);
+        Report.write("13. Limits: one caller floods new keys", flood.size() + " new keys from mallory (4 clients) on A, alice on B",
+                "max-keys-per-endpoint=" + cap + " for payments.create (server property)",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(),
+                Checker.check(List.of(alices), history));
+    }
+
     private void settle(LoadClient client, List<Operations.Operation> ops) {
         LoadClient.sleep(LEASE.toMillis() + 1000);
         for (int i = 0; i < ops.size(); i++) {

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /** The operations (keys) of a fault test: who sends each, with which merchant order and body. */
 final class Operations {
-    private static final Map<String, String> TENANT = Map.of("alice", "acme", "bob", "acme", "carol", "globex");
+    private static final Map<String, String> TENANT = Map.of("alice", "acme", "bob", "acme", "carol", "globex",
+            "mallory", "globex");
     private static final List<String> USERS = List.of("alice", "bob", "carol");
 
     /** One operation: an idempotency key, its caller, its business key and its request body. */
@@ -31,12 +32,18 @@ final class Operations {
     }
 
     static List<Operation> create(String run, int count) {
+        return create(run, count, null);
+    }
+
+    /** Operations of one user, or spread over alice, bob and carol when {@code user} is null. */
+    static List<Operation> create(String run, int count, String user) {
         List<Operation> ops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String order = "F" + i + "-" + run;
             String body = "{\"merchantOrderNo\":\"" + order + "\",\"amount\":" + (i % 97 + 1) + ".25,\"currency\":\"EUR\"}";
             String other = body.replace(".25,", ".75,");
-            ops.add(new Operation("fault-" + run + "-" + i, USERS.get(i % USERS.size()), order, body, other));
+            ops.add(new Operation("fault-" + run + "-" + i, user != null ? user : USERS.get(i % USERS.size()), order,
+                    body, other));
         }
         return ops;
     }

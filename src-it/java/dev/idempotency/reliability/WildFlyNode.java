@@ -37,7 +37,8 @@ final class WildFlyNode implements AutoCloseable {
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
         int offset = 100 * (n + 1);
-        StringBuilder extra = new StringBuilder("idempotency.endpoints.payments.create.lease=PT3S");
+        // The run's server properties (src-it/provision.sh), plus this node's own.
+        StringBuilder extra = new StringBuilder(Files.readString(Path.of(first + ".properties")).trim());
         extraProperties.forEach((k, v) -> extra.append(' ').append(k).append('=').append(v));
         ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
                 dir.toString(), "postgresql", "--demo").inheritIO();

@@ -12,14 +12,14 @@ import java.util.Map;
 
 /**
  * Which tenant a user belongs to — the demo's own {@link ScopeResolver}, replacing the library's default:
- * alice and bob are in {@code acme}, carol in {@code globex}; the payments service calls the acquirer
- * as its own tenant.
+ * alice and bob are in {@code acme}, carol and mallory in {@code globex}; the payments service calls the
+ * acquirer as its own tenant.
  */
 @ApplicationScoped
 public class Tenants implements ScopeResolver {
     static final String SERVICE_USER = "payments-service";
     private static final Map<String, String> TENANT_OF = Map.of(
-            "alice", "acme", "bob", "acme", "carol", "globex", SERVICE_USER, "payments-service");
+            "alice", "acme", "bob", "acme", "carol", "globex", "mallory", "globex", SERVICE_USER, "payments-service");
 
     /** The tenant of an authenticated user. */
     public String of(String user) {
