@@ -40,7 +40,7 @@ base="http://127.0.0.1:$port/demo/api"
     if [ -f "$home/standalone/deployments/demo.war.deployed" ]; then
       cat <<MSG
 
-  The payments demo is ready: $base   (users alice/alice, bob/bob in tenant acme; carol/carol in globex)
+  The payments demo is ready: $base   (users alice/alice, bob/bob in tenant acme; carol/carol, mallory/mallory in globex)
   Try it (run it twice: the second answer is the replay, with Idempotent-Replayed: true):
 
     curl -i -u alice:alice -H 'Content-Type: application/json' -H 'Idempotency-Key: order-A-1-try' \\
