@@ -296,6 +296,45 @@ class FaultScenariosIT {
                 Checker.check(List.of(alices), history));
     }
 
+    @Test
+    void connectionsKilledInsideTheBusinessTransactionAnswer503AndThePoolHeals() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
+        long start = System.nanoTime();
+        List<CompletableFuture<LoadClient.Answer>> inFlight = new ArrayList<>();
+        for (Operations.Operation op : ops) {
+            inFlight.add(CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2000")));
+        }
+        LoadClient.sleep(1000);
+        int killed;
+        // Node A's connections only: its datasource URL names it (ApplicationName=idem-node1).
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres");
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid))"
+                     + " FROM pg_stat_activity WHERE application_name = 'idem-node1'")) {
+            rs.next();
+            killed = rs.getInt(1);
+        }
+        assertThat(killed).as("node A had connections to kill").isPositive();
+        for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+            LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);
+            assertThat(answer.status()).as("a killed transaction is retryable").isIn(201, 503);
+        }
+        // The same node serves the retries: its pool replaced the dead connections, no restart.
+        for (Operations.Operation op : ops) {
+            assertThat(client.settle(a.base(), op).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("6. Database connections killed inside the business transaction", ops.size()
+                        + " keys in flight on node A, retried on A", "pg_terminate_backend of node A's " + killed
+                        + " connections 1 s into a 2 s transaction",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
     private void settle(LoadClient client, List<Operations.Operation> ops) {
         LoadClient.sleep(LEASE.toMillis() + 1000);
         for (int i = 0; i < ops.size(); i++) {

@@ -363,11 +363,18 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     public void recordFailure(IdempotentExchange exchange, StoredResponse response, boolean retryable) {
         IdempotencyProtocol p = protocol();
         EndpointPolicy policy = exchange.operation().policy();
-        if (retryable) {
-            p.release(exchange.claim());
-        } else {
-            p.finishAlone(exchange.claim(), RecordStatus.FAILED_FINAL,
-                    Optional.of(forStorage(response, policy, exchange.operation().scopeKey())));
+        try {
+            if (retryable) {
+                p.release(exchange.claim());
+            } else {
+                p.finishAlone(exchange.claim(), RecordStatus.FAILED_FINAL,
+                        Optional.of(forStorage(response, policy, exchange.operation().scopeKey())));
+            }
+        } catch (RuntimeException e) {
+            // Called from the response filter, where a throw becomes the container's 500: the client keeps the
+            // answer its failure was mapped to, and the record, still PROCESSING, is taken over after its lease.
+            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + exchange.claim()
+                    + "; it will be taken over when its lease ends", e);
         }
         exchange.settled();
     }
