@@ -90,6 +90,13 @@ final class Checker {
         }
     }
 
+    /** One number from the test database (a count, or a function's result). */
+    static int number(String sql, Object... args) throws SQLException {
+        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+            return count(c, sql, args);
+        }
+    }
+
     /** The status of the record with that primary key, or null when there is none. */
     static String recordStatus(String scopeKey) throws SQLException {
         try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {

@@ -66,11 +66,8 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
         long start = System.nanoTime();
-        List<CompletableFuture<LoadClient.Answer>> inFlight = new ArrayList<>();
-        for (Operations.Operation op : ops) {
-            // Held inside the business transaction, after the charge, when the node dies.
-            inFlight.add(CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "4000")));
-        }
+        // Held inside the business transaction, after the charge, when the node dies.
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.holdInTransaction(a.base(), ops, 4000);
         LoadClient.sleep(1500);
         a.crash();
         try {
@@ -281,14 +278,7 @@ class FaultScenariosIT {
         pool.shutdown();
         assertThat(served.status()).as("another caller is served during the flood").isEqualTo(201);
         assertThat(limited).isGreaterThanOrEqualTo(100 - 4);
-        int kept;
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-                "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres");
-             java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM idempotency_record WHERE principal = 'mallory'")) {
-            rs.next();
-            kept = rs.getInt(1);
-        }
+        int kept = Checker.number("SELECT COUNT(*) FROM idempotency_record WHERE principal = 'mallory'");
         assertThat(kept).as("the table stays bounded").isLessThanOrEqualTo(cap + 4);
         Report.write("13. Limits: one caller floods new keys", flood.size() + " new keys from mallory (4 clients) on A, alice on B",
                 "max-keys-per-endpoint=" + cap + " for payments.create (server property)",
@@ -302,21 +292,11 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
         long start = System.nanoTime();
-        List<CompletableFuture<LoadClient.Answer>> inFlight = new ArrayList<>();
-        for (Operations.Operation op : ops) {
-            inFlight.add(CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2000")));
-        }
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.holdInTransaction(a.base(), ops, 2000);
         LoadClient.sleep(1000);
-        int killed;
         // Node A's connections only: its datasource URL names it (ApplicationName=idem-node1).
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-                "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres");
-             java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid))"
-                     + " FROM pg_stat_activity WHERE application_name = 'idem-node1'")) {
-            rs.next();
-            killed = rs.getInt(1);
-        }
+        int killed = Checker.number("SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid))"
+                + " FROM pg_stat_activity WHERE application_name = 'idem-node1'");
         assertThat(killed).as("node A had connections to kill").isPositive();
         for (CompletableFuture<LoadClient.Answer> f : inFlight) {
             LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);

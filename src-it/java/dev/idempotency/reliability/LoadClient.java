@@ -103,6 +103,17 @@ final class LoadClient {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
+    /** Sends every operation once to {@code node}, held {@code delayMillis} inside its business transaction. */
+    List<java.util.concurrent.CompletableFuture<Answer>> holdInTransaction(URI node, List<Operations.Operation> ops,
+                                                                          long delayMillis) {
+        List<java.util.concurrent.CompletableFuture<Answer>> inFlight = new ArrayList<>();
+        for (Operations.Operation op : ops) {
+            inFlight.add(java.util.concurrent.CompletableFuture.supplyAsync(() ->
+                    send(node, op, true, "X-Demo-Delay-Ms", Long.toString(delayMillis))));
+        }
+        return inFlight;
+    }
+
     /** A client's last retries: the same request until it has a final answer (not 409/429/503/none). */
     Answer settle(URI node, Operations.Operation op) {
         Answer answer = send(node, op, true);
