@@ -171,17 +171,9 @@ abstract class RecordStoreContract {
 
     @Test
     void concurrentRequestsThroughTheProtocolExecuteOnceAndOthersGetAStableAnswer() throws Exception {
-        dev.idempotency.core.IdempotencyProtocol protocol = new dev.idempotency.core.IdempotencyProtocol(db.store,
-                db.transactions, java.time.Clock.systemUTC(), new java.security.SecureRandom(), e -> { }, 4);
-        dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
-                "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8), List.of(),
-                new dev.idempotency.json.JacksonCanonicalJson());
-        dev.idempotency.core.Operation op = dev.idempotency.core.Operation.of(
-                new dev.idempotency.Scope("acme", "alice", "payments.create", "race-key"),
-                fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
-                        "acme/alice", "{}".getBytes(StandardCharsets.UTF_8)), java.util.Set.of(), Map.of()),
-                dev.idempotency.testing.PolicyBuilder.defaults().build(), Optional.empty());
-        int threads = 32;
+        dev.idempotency.core.IdempotencyProtocol protocol = db.protocol();
+        dev.idempotency.core.Operation op = StoreFixture.operation("race-key");
+        int threads = 64;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         AtomicInteger executed = new AtomicInteger();

@@ -10,8 +10,15 @@ public final class Databases {
     private Databases() {
     }
 
-    /** {@code h2}, {@code postgresql} or {@code mariadb}; a database that is down fails the test, never skips it. */
+    /**
+     * {@code h2}, {@code postgresql} or {@code mariadb} (with {@code -short-lock-waits}: the same database through a
+     * pool of its own whose sessions stop waiting for row locks early); a database that is down fails the test.
+     */
     public static TestDatabase named(String name) {
+        if (name.endsWith("-short-lock-waits")) {
+            TestDatabase same = named(name.substring(0, name.indexOf('-')));
+            return OPEN.computeIfAbsent(name, n -> same.withShortLockWaits());
+        }
         return OPEN.computeIfAbsent(name, n -> switch (n) {
             case "h2" -> TestDatabase.h2("idempotency");
             case "postgresql" -> TestDatabase.postgresql();

@@ -25,6 +25,24 @@ public final class StoreFixture {
         });
     }
 
+    /** The protocol on this store, with the system clock, as a concurrent server would run it. */
+    public dev.idempotency.core.IdempotencyProtocol protocol() {
+        return new dev.idempotency.core.IdempotencyProtocol(store, transactions, java.time.Clock.systemUTC(),
+                new java.security.SecureRandom(), e -> { }, 4);
+    }
+
+    /** alice's (tenant acme) request with this key to payments.create, body {@code {}}, default policy. */
+    public static dev.idempotency.core.Operation operation(String key) {
+        dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
+                "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                java.util.List.of(), new dev.idempotency.json.JacksonCanonicalJson());
+        return dev.idempotency.core.Operation.of(new dev.idempotency.Scope("acme", "alice", "payments.create", key),
+                fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
+                        "acme/alice", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.util.Set.of(),
+                        java.util.Map.of()),
+                PolicyBuilder.defaults().build(), java.util.Optional.empty());
+    }
+
     public long rows(String where, Object... args) {
         return database.count("SELECT COUNT(*) FROM " + table + (where.isEmpty() ? "" : " WHERE " + where), args);
     }

@@ -22,10 +22,16 @@ import java.util.Map;
  */
 public final class TestDatabase {
     private final String name;
+    private final String url;
+    private final String user;
+    private final String password;
     private final AgroalDataSource dataSource;
 
     private TestDatabase(String name, String url, String user, String password) {
         this.name = name;
+        this.url = url;
+        this.user = user;
+        this.password = password;
         try {
             AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
                     .connectionPoolConfiguration(pool -> pool
@@ -60,6 +66,25 @@ public final class TestDatabase {
 
     public static TestDatabase mariadb() {
         return new TestDatabase("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "");
+    }
+
+    /**
+     * The same database through a pool whose sessions give up waiting for a row lock after a fraction of
+     * a second (PostgreSQL lock_timeout, MariaDB innodb_lock_wait_timeout, H2 LOCK_TIMEOUT).
+     */
+    public TestDatabase withShortLockWaits() {
+        String shortWaits = switch (name) {
+            case "H2" -> url.replace("LOCK_TIMEOUT=10000", "LOCK_TIMEOUT=300");
+            case "PostgreSQL" -> url + "&options=-c%20lock_timeout=300";
+            case "MariaDB" -> url + "?sessionVariables=innodb_lock_wait_timeout=1";
+            default -> throw new IllegalStateException(name);
+        };
+        return new TestDatabase(name, shortWaits, user, password);
+    }
+
+    /** A connection of its own, outside the pool and outside any JTA transaction. */
+    public Connection raw() throws SQLException {
+        return java.sql.DriverManager.getConnection(url, user, password);
     }
 
     public String name() {
