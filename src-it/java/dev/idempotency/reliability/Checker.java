@@ -1,7 +1,6 @@
 package dev.idempotency.reliability;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,8 +19,6 @@ import java.util.Set;
  * 503 with Retry-After.
  */
 final class Checker {
-    private static final String URL = "jdbc:postgresql://127.0.0.1:5432/idem_it?ApplicationName=idem-checker";
-
     /** The counts the report prints; {@link #violations()} empty means every invariant held. */
     record Result(int keys, int executed, int duplicatePayments, int duplicateCharges, int lostAcknowledgements,
                   int orphanPayments, int driftingReplays, int stuckRecords, int serverErrors, List<String> violations) {
@@ -38,7 +35,7 @@ final class Checker {
         int orphans = 0;
         int drifting = 0;
         int serverErrors = 0;
-        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+        try (Connection c = ItDatabase.current().connect()) {
             for (Operations.Operation op : ops) {
                 int payments = count(c, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order());
                 int charges = count(c, "SELECT COUNT(*) FROM demo_charge WHERE idempotency_key = ?", op.chargeKey());
@@ -81,7 +78,7 @@ final class Checker {
                 }
             }
             int stuck = count(c, "SELECT COUNT(*) FROM idempotency_record WHERE status = 'PROCESSING'"
-                    + " AND lease_until < (now() AT TIME ZONE 'UTC')");
+                    + " AND lease_until < " + ItDatabase.current().utcNow());
             if (stuck > 0) {
                 violations.add(stuck + " PROCESSING records past their lease");
             }
@@ -92,21 +89,21 @@ final class Checker {
 
     /** One number from the test database (a count, or a function's result). */
     static int number(String sql, Object... args) throws SQLException {
-        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+        try (Connection c = ItDatabase.current().connect()) {
             return count(c, sql, args);
         }
     }
 
     /** The status of the record with that primary key, or null when there is none. */
     static String recordStatus(String scopeKey) throws SQLException {
-        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+        try (Connection c = ItDatabase.current().connect()) {
             return single(c, "SELECT status FROM idempotency_record WHERE scope_key = ?", scopeKey);
         }
     }
 
     /** How many executions the operation's record counts (attempts). */
     static int attempts(Operations.Operation op) throws SQLException {
-        try (Connection c = DriverManager.getConnection(URL, "postgres", "postgres")) {
+        try (Connection c = ItDatabase.current().connect()) {
             return count(c, "SELECT attempts FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
         }
     }

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One WildFly node of a fault test, provisioned with server-config on the run's PostgreSQL and secret,
+ * One WildFly node of a fault test, provisioned with server-config on the run's database and secret,
  * running the demo WAR. The test started it, so the test may crash, pause and resume it — always by the
  * pid of its own JVM, never by name.
  */
@@ -40,10 +40,11 @@ final class WildFlyNode implements AutoCloseable {
         // The run's server properties (src-it/provision.sh), plus this node's own.
         StringBuilder extra = new StringBuilder(Files.readString(Path.of(first + ".properties")).trim());
         extraProperties.forEach((k, v) -> extra.append(' ').append(k).append('=').append(v));
+        ItDatabase db = ItDatabase.current();
         ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
-                dir.toString(), "postgresql", "--demo").inheritIO();
+                dir.toString(), db.name, "--demo").inheritIO();
         provision.environment().putAll(Map.of(
-                "DB_URL", "jdbc:postgresql://127.0.0.1:5432/idem_it?ApplicationName=idem-node" + n,
+                "DB_URL", db.nodeUrl(n),
                 "HTTP_PORT", Integer.toString(8080 + offset),
                 "IDEMPOTENCY_SECRET", Files.readString(Path.of(first + ".secret")).trim(),
                 "EXTRA_SYSTEM_PROPERTIES", extra.toString()));

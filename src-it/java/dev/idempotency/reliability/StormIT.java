@@ -1,0 +1,64 @@
+package dev.idempotency.reliability;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Scenario 1 on the run's database (-Dit.db: PostgreSQL, MariaDB, or H2 through its TCP server): two WildFly
+ * nodes, many clients, each key sent several times with random delays to either node, some with another
+ * body; then the checker over the database.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StormIT {
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private final Scale scale = Scale.current();
+    private final ItDatabase db = ItDatabase.current();
+    private WildFlyNode a;
+    private WildFlyNode b;
+
+    @BeforeAll
+    void startNodes() throws Exception {
+        db.start();
+        a = WildFlyNode.start(1, Map.of());
+        b = WildFlyNode.start(2, Map.of());
+    }
+
+    @AfterAll
+    void stopNodes() {
+        if (a != null) {
+            a.close();
+        }
+        if (b != null) {
+            b.close();
+        }
+        db.stop();
+    }
+
+    @Test
+    void stormOnTwoNodes() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8), scale.keys);
+        Duration took = client.storm(List.of(a.base(), b.base()), ops, scale.clients, scale.minSends, scale.maxSends, 7);
+        LoadClient.sleep(LEASE.toMillis() + 1000);
+        for (int i = 0; i < ops.size(); i++) {
+            client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i));
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("1. Storm: 2 WildFly nodes, " + db.title,
+                scale.clients + " clients, " + ops.size() + " keys, " + history.ops().size() + " requests ("
+                        + scale.minSends + "-" + scale.maxSends + " per key, 3% with another body)",
+                "none (concurrency only)", took, history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+}
