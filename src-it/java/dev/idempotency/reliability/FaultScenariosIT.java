@@ -32,7 +32,7 @@ class FaultScenariosIT {
     void startNodes() throws Exception {
         assertThat(ItDatabase.current()).as("the fault scenarios kill PostgreSQL backends: run them with -Dit.db=postgresql")
                 .isEqualTo(ItDatabase.POSTGRESQL);
-        a = WildFlyNode.start(1, Map.of());
+        a = WildFlyNode.start(1, Map.of(), true);
         // Node B's own clock runs a minute ahead (the demo's Clock bean); the library reads the database's time.
         b = WildFlyNode.start(2, Map.of("demo.clock-skew", "PT60S"));
     }
@@ -69,7 +69,7 @@ class FaultScenariosIT {
             assertThat(client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i)).status()).isEqualTo(201);
         }
         Checker.Result result = Checker.check(ops, history);
-        Report.write("4. Crash: kill -9 inside the business transaction", ops.size() + " keys in flight on node A, then"
+        Report.write("4a. Crash: kill -9 inside the business transaction", ops.size() + " keys in flight on node A, then"
                         + " retried on A (restarted) and B", "kill -9 of node A's JVM 1.5 s into a 4 s transaction; restart on the same data",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
@@ -78,6 +78,92 @@ class FaultScenariosIT {
             // Taken over after the dead lease. More than 2 when a retry met the acquirer still holding the crashed
             // node's charge call (its own lease), answered 503 and left the operation retryable for the next one.
             assertThat(Checker.attempts(op)).as("executions started").isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void crashBetweenTheClaimsCommitAndTheBusinessTransaction() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
+        long start = System.nanoTime();
+        a.inject("after-claim", """
+                RULE park a payment between its claim's commit and its business transaction
+                CLASS dev.idempotency.cdi.IdempotentInterceptor
+                METHOD execute
+                AT ENTRY
+                IF $3.operation().policy().endpoint().equals("payments.create")
+                DO waitFor("idempotency-fault-test", 120000)
+                ENDRULE
+                """);
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
+        awaitRecords(ops, "PROCESSING");
+        for (Operations.Operation op : ops) {
+            assertThat(payments(op)).as("parked before the business transaction").isZero();
+        }
+        a.crash();
+        try {
+            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
+            }
+        } finally {
+            a.boot();
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            assertThat(client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i)).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("4b. Crash: kill -9 between the claim's commit and the business transaction", ops.size()
+                        + " keys claimed on node A, then retried on A (restarted) and B",
+                "Byteman rule parks each request at IdempotentInterceptor.execute entry (claim committed); kill -9 of"
+                        + " node A once all are parked; restart on the same data",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        for (Operations.Operation op : ops) {
+            assertThat(Checker.attempts(op)).as("the dead claim taken over once after its lease").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void crashAfterTheCommitBeforeTheResponse() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
+        long start = System.nanoTime();
+        a.inject("after-commit", """
+                RULE park a payment's answer after its transaction committed, before the response is written
+                CLASS dev.idempotency.jaxrs.IdempotencyResponseFilter
+                METHOD filter
+                AT ENTRY
+                IF $1.getMethod().equals("POST") AND $1.getUriInfo().getPath().endsWith("payments")
+                DO waitFor("idempotency-fault-test", 120000)
+                ENDRULE
+                """);
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
+        awaitRecords(ops, "SUCCEEDED");
+        a.crash();
+        try {
+            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("the committed answer never left the node").isZero();
+            }
+        } finally {
+            a.boot();
+        }
+        for (int i = 0; i < ops.size(); i++) {
+            assertThat(client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i)).status()).isEqualTo(201);
+            assertThat(client.send(i % 2 == 0 ? b.base() : a.base(), ops.get(i), true).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("4c. Crash: kill -9 after the commit, before the response", ops.size()
+                        + " keys committed on node A, then retried on A (restarted) and B",
+                "Byteman rule parks each answer at IdempotencyResponseFilter.filter entry (business transaction"
+                        + " committed); kill -9 of node A once all are committed; restart on the same data",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        for (Operations.Operation op : ops) {
+            assertThat(Checker.attempts(op)).as("replayed, never run again").isEqualTo(1);
         }
     }
 
@@ -299,6 +385,21 @@ class FaultScenariosIT {
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    /** Waits until every operation's record is in that state (the requests reached the point under test). */
+    private static void awaitRecords(List<Operations.Operation> ops, String status) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Operations.Operation op : ops) {
+            while (!status.equals(Checker.recordStatus(op.scopeKey()))) {
+                assertThat(System.nanoTime()).as(op.key() + " never reached " + status).isLessThan(deadline);
+                LoadClient.sleep(100);
+            }
+        }
+    }
+
+    private static int payments(Operations.Operation op) throws Exception {
+        return Checker.number("SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order());
     }
 
     private static String run() {

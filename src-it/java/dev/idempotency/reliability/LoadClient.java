@@ -22,6 +22,12 @@ import java.util.concurrent.TimeUnit;
 final class LoadClient {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .executor(Executors.newCachedThreadPool()).build();
+    // A thread per request in flight, whatever the machine's core count (the common pool may have one).
+    private static final ExecutorService IN_FLIGHT = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "in-flight");
+        t.setDaemon(true);
+        return t;
+    });
     private final History history;
     private final Duration timeout;
 
@@ -106,10 +112,15 @@ final class LoadClient {
     /** Sends every operation once to {@code node}, held {@code delayMillis} inside its business transaction. */
     List<java.util.concurrent.CompletableFuture<Answer>> holdInTransaction(URI node, List<Operations.Operation> ops,
                                                                           long delayMillis) {
+        return sendAll(node, ops, "X-Demo-Delay-Ms", Long.toString(delayMillis));
+    }
+
+    /** Sends every operation once to {@code node}, all at the same time; the answers come later. */
+    List<java.util.concurrent.CompletableFuture<Answer>> sendAll(URI node, List<Operations.Operation> ops,
+                                                                String... headers) {
         List<java.util.concurrent.CompletableFuture<Answer>> inFlight = new ArrayList<>();
         for (Operations.Operation op : ops) {
-            inFlight.add(java.util.concurrent.CompletableFuture.supplyAsync(() ->
-                    send(node, op, true, "X-Demo-Delay-Ms", Long.toString(delayMillis))));
+            inFlight.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> send(node, op, true, headers), IN_FLIGHT));
         }
         return inFlight;
     }

@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -23,16 +24,26 @@ final class WildFlyNode implements AutoCloseable {
     private final Path dir;
     private final Path home;
     private final int offset;
+    private final int bytemanPort;
     private Process launcher;
 
-    private WildFlyNode(Path dir, Path home, int offset) {
+    private WildFlyNode(Path dir, Path home, int offset, int bytemanPort) {
         this.dir = dir;
         this.home = home;
         this.offset = offset;
+        this.bytemanPort = bytemanPort;
     }
 
-    /** Provisions (fresh) and starts node {@code n} (port 8080 + 100 (n + 1); 8180 is the two-node test's). */
     static WildFlyNode start(int n, Map<String, String> extraProperties) throws IOException, InterruptedException {
+        return start(n, extraProperties, false);
+    }
+
+    /**
+     * Provisions (fresh) and starts node {@code n} (port 8080 + 100 (n + 1); 8180 is the two-node test's); with
+     * {@code byteman}, Byteman's agent runs in the node's JVM and listens on port 9290 + n for rules.
+     */
+    static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman)
+            throws IOException, InterruptedException {
         Path first = Path.of(System.getProperty("it.server.dir"));
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
@@ -54,7 +65,16 @@ final class WildFlyNode implements AutoCloseable {
         Path home = dir.resolve("wildfly-" + System.getProperty("it.wildfly.version", "39.0.1.Final"));
         Files.copy(Path.of(System.getProperty("it.war")), home.resolve("standalone/deployments/demo.war"),
                 StandardCopyOption.REPLACE_EXISTING);
-        WildFlyNode node = new WildFlyNode(dir, home, offset);
+        int bytemanPort = 0;
+        if (byteman) {
+            bytemanPort = 9290 + n;
+            // standalone.conf already makes org.jboss.byteman a system package for the modules.
+            String agent = Path.of(org.jboss.byteman.agent.Main.class.getProtectionDomain().getCodeSource().getLocation()
+                    .getPath()).toString();
+            Files.writeString(home.resolve("bin/standalone.conf"), "\nJAVA_OPTS=\"$JAVA_OPTS -javaagent:" + agent
+                    + "=listener:true,address:127.0.0.1,port:" + bytemanPort + "\"\n", StandardOpenOption.APPEND);
+        }
+        WildFlyNode node = new WildFlyNode(dir, home, offset, bytemanPort);
         node.boot();
         return node;
     }
@@ -86,6 +106,21 @@ final class WildFlyNode implements AutoCloseable {
             Thread.sleep(200);
         }
         throw new IllegalStateException("node did not come up; see " + dir.resolve("console.log"));
+    }
+
+    /** Loads Byteman rules into the running node (it was started with the agent). */
+    void inject(String name, String rules) throws Exception {
+        if (bytemanPort == 0) {
+            throw new IllegalStateException("node started without Byteman");
+        }
+        String answer = new org.jboss.byteman.agent.submit.Submit("127.0.0.1", bytemanPort)
+                .addScripts(java.util.List.of(new org.jboss.byteman.agent.submit.ScriptText(name, rules)));
+        System.out.println("byteman: " + answer.trim());
+    }
+
+    /** Unloads every rule. */
+    void removeRules() throws Exception {
+        new org.jboss.byteman.agent.submit.Submit("127.0.0.1", bytemanPort).deleteAllRules();
     }
 
     /** The server's log and console output so far. */
