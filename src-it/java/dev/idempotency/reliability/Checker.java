@@ -94,6 +94,13 @@ final class Checker {
         }
     }
 
+    /** One value from the test database, or null when the query finds no row. */
+    static String text(String sql, Object... args) throws SQLException {
+        try (Connection c = ItDatabase.current().connect()) {
+            return single(c, sql, args);
+        }
+    }
+
     /** The status of the record with that primary key, or null when there is none. */
     static String recordStatus(String scopeKey) throws SQLException {
         try (Connection c = ItDatabase.current().connect()) {

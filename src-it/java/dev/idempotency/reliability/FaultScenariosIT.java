@@ -27,14 +27,20 @@ class FaultScenariosIT {
     private final Scale scale = Scale.current();
     private WildFlyNode a;
     private WildFlyNode b;
+    private final String firstEncryptionKey = randomBase64(32);
 
     @BeforeAll
     void startNodes() throws Exception {
         assertThat(ItDatabase.current()).as("the fault scenarios kill PostgreSQL backends: run them with -Dit.db=postgresql")
                 .isEqualTo(ItDatabase.POSTGRESQL);
-        a = WildFlyNode.start(1, Map.of(), true);
+        // First responses of payments are kept encrypted (AES-GCM, key k1) on both nodes.
+        Map<String, String> encrypted = Map.of("idempotency.endpoints.payments.create.storage", "encrypted",
+                "idempotency.encryption.keys", "k1:" + firstEncryptionKey, "idempotency.encryption.active-key", "k1");
+        a = WildFlyNode.start(1, encrypted, true);
         // Node B's own clock runs a minute ahead (the demo's Clock bean); the library reads the database's time.
-        b = WildFlyNode.start(2, Map.of("demo.clock-skew", "PT60S"));
+        Map<String, String> skewed = new java.util.HashMap<>(encrypted);
+        skewed.put("demo.clock-skew", "PT60S");
+        b = WildFlyNode.start(2, skewed);
     }
 
     @AfterAll
@@ -168,6 +174,68 @@ class FaultScenariosIT {
     }
 
     @Test
+    void rotatingTheSecretAndTheEncryptionKeyUnderLoadGivesNoMismatchAndOldRecordsReplay() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        // A third of the keys is new in each phase: made before the rotation, during it, and after it.
+        List<Operations.Operation> ops = Operations.create(run(), scale.keys / 2);
+        int third = ops.size() / 3;
+        List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
+        String oldSecret = java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("it.server.dir") + ".secret")).trim();
+        String newSecret = randomBase64(48);
+        String bothKeys = "k1:" + firstEncryptionKey + ",k2:" + randomBase64(32);
+        java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        up.add(a.base());
+        up.add(b.base());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        long start = System.nanoTime();
+        Thread load = client.steady(up, sent, 8, 40, running);
+        try {
+            // Phase 1, node by node: the new secret and key are accepted, the old ones still used.
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, Map.of("idempotency.previous-secrets", newSecret,
+                        "idempotency.encryption.keys", bothKeys));
+            }
+            sent.addAll(ops.subList(third, 2 * third));
+            // Phase 2, node by node: the new ones used, the old ones still accepted (records made with them replay).
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, Map.of("idempotency.secret", newSecret, "idempotency.previous-secrets", oldSecret,
+                        "idempotency.encryption.active-key", "k2"));
+            }
+            sent.addAll(ops.subList(2 * third, ops.size()));
+            LoadClient.sleep(2000);
+        } finally {
+            running.set(false);
+            load.join();
+        }
+        // Every operation once more on each node: the first ones were fingerprinted and sealed with the old pair.
+        for (Operations.Operation op : ops) {
+            client.settle(a.base(), op);
+            client.settle(b.base(), op);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        int oldSealed = 0;
+        int newSealed = 0;
+        for (Operations.Operation op : ops) {
+            String encoding = Checker.text("SELECT body_encoding FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
+            oldSealed += "aes-gcm:k1".equals(encoding) ? 1 : 0;
+            newSealed += "aes-gcm:k2".equals(encoding) ? 1 : 0;
+        }
+        Report.write("14. Rotation of the HMAC secret and the encryption key under load", ops.size() + " keys, 8 clients"
+                        + " on the nodes in service, " + history.ops().size() + " requests; records sealed with k1: "
+                        + oldSealed + ", with k2: " + newSealed,
+                "rolling restarts of A and B: phase 1 accepts the new secret and key k2, phase 2 uses them (old ones"
+                        + " still accepted)", Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        assertThat(history.statusMix()).as("no spurious mismatch: every send carried its key's own body")
+                .doesNotContainKey("422");
+        assertThat(oldSealed).as("records sealed with the old key, replayed after the rotation").isGreaterThanOrEqualTo(third);
+        assertThat(newSealed).as("records made after the rotation, sealed with the new key").isGreaterThanOrEqualTo(third);
+        assertThat(oldSealed + newSealed).isEqualTo(ops.size());
+    }
+
+    @Test
     void aPausedExecutorPastItsLeaseIsFencedOut() throws Exception {
         History history = new History();
         LoadClient client = new LoadClient(history, Duration.ofSeconds(60));
@@ -275,7 +343,7 @@ class FaultScenariosIT {
         int executed;
         try (java.sql.Connection c = ItDatabase.current().connect();
              java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet rs = s.executeQuery("SELECT response_headers, response_body, tenant, principal FROM idempotency_record")) {
+             java.sql.ResultSet rs = s.executeQuery("SELECT response_headers, response_body, scope_key FROM idempotency_record")) {
             try (java.sql.PreparedStatement ps = c.prepareStatement(
                     "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no IN (?, ?)")) {
                 ps.setString(1, alices.order());
@@ -291,6 +359,10 @@ class FaultScenariosIT {
                 String body = rs.getBytes(2) == null ? "" : new String(rs.getBytes(2), java.nio.charset.StandardCharsets.UTF_8);
                 assertThat(headers).doesNotContainIgnoringCase("set-cookie").doesNotContainIgnoringCase("authorization");
                 assertThat(body).doesNotContain(alices.key());
+                if (java.util.Set.of(alices.scopeKey(), bobs.scopeKey(), carols.scopeKey()).contains(rs.getString(3))) {
+                    assertThat(body).as("stored encrypted: no plaintext in the table").doesNotContain(alices.order())
+                            .doesNotContain("merchantOrderNo");
+                }
             }
         }
         Report.write("12. Isolation and secrets", "1 key reused by another user and another tenant",
@@ -385,6 +457,22 @@ class FaultScenariosIT {
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    /** Takes the node out of service, lets its requests finish, restarts it with the properties, puts it back. */
+    private static void rollingRestart(java.util.Set<URI> up, WildFlyNode node, Map<String, String> properties)
+            throws Exception {
+        up.remove(node.base());
+        LoadClient.sleep(500);
+        node.restartWith(properties);
+        up.add(node.base());
+        LoadClient.sleep(1000);
+    }
+
+    private static String randomBase64(int bytes) {
+        byte[] key = new byte[bytes];
+        new java.security.SecureRandom().nextBytes(key);
+        return java.util.Base64.getEncoder().encodeToString(key);
     }
 
     /** Waits until every operation's record is in that state (the requests reached the point under test). */

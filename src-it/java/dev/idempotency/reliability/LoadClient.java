@@ -109,6 +109,37 @@ final class LoadClient {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
+    /**
+     * Steady load until {@code running} turns false: {@code clients} threads each send a random operation (its
+     * own body) to a random node among those {@code up} now, then pause {@code pauseMillis}.
+     */
+    Thread steady(java.util.Set<URI> up, List<Operations.Operation> ops, int clients, long pauseMillis,
+                  java.util.concurrent.atomic.AtomicBoolean running) {
+        Thread driver = new Thread(() -> {
+            ExecutorService pool = Executors.newFixedThreadPool(clients);
+            for (int c = 0; c < clients; c++) {
+                Random random = new Random(c);
+                pool.submit(() -> {
+                    while (running.get()) {
+                        List<URI> nodes = new ArrayList<>(up);
+                        if (!nodes.isEmpty()) {
+                            send(nodes.get(random.nextInt(nodes.size())), ops.get(random.nextInt(ops.size())), true);
+                        }
+                        sleep(pauseMillis);
+                    }
+                });
+            }
+            pool.shutdown();
+            try {
+                pool.awaitTermination(10, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "steady-load");
+        driver.start();
+        return driver;
+    }
+
     /** Sends every operation once to {@code node}, held {@code delayMillis} inside its business transaction. */
     List<java.util.concurrent.CompletableFuture<Answer>> holdInTransaction(URI node, List<Operations.Operation> ops,
                                                                           long delayMillis) {

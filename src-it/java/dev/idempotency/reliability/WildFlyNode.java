@@ -108,6 +108,29 @@ final class WildFlyNode implements AutoCloseable {
         throw new IllegalStateException("node did not come up; see " + dir.resolve("console.log"));
     }
 
+    /**
+     * A rolling restart's step: stops the node (gracefully), sets server system properties (added, or
+     * overwritten) offline with the CLI, and starts it again on the same data.
+     */
+    void restartWith(Map<String, String> properties) throws IOException, InterruptedException {
+        close();
+        StringBuilder cli = new StringBuilder("embed-server --std-out=discard --server-config=standalone.xml\n");
+        properties.forEach((k, v) -> cli.append("if (outcome == success) of /system-property=").append(k)
+                .append(":read-resource\n  /system-property=").append(k).append(":write-attribute(name=value, value=\"")
+                .append(v).append("\")\nelse\n  /system-property=").append(k).append(":add(value=\"").append(v)
+                .append("\")\nend-if\n"));
+        cli.append("stop-embedded-server\n");
+        Path script = dir.resolve("reconfigure.cli");
+        Files.writeString(script, cli);
+        Process reconfigure = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--file=" + script)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("console.log").toFile())).start();
+        if (reconfigure.waitFor() != 0) {
+            throw new IllegalStateException("could not reconfigure " + dir + "; see console.log");
+        }
+        boot();
+    }
+
     /** Loads Byteman rules into the running node (it was started with the agent). */
     void inject(String name, String rules) throws Exception {
         if (bytemanPort == 0) {
