@@ -11,6 +11,6 @@ mvn -B -q install -DskipTests
 mvn -B -q -f examples/payments/pom.xml package
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/reliability/*IT.java' -Dreliability.scale=full "$@"
 for db in mariadb h2; do
-  mvn -B verify -Pit-wildfly -Dit.db="$db" -Dit.includes='**/reliability/StormIT.java' -Dreliability.scale=full "$@"
+  mvn -B verify -Pit-wildfly -Dit.db="$db" -Dit.includes='%regex[.*(StormIT|PurgeUnderLoadIT).*]' -Dreliability.scale=full "$@"
 done
 echo "report: target/reliability-report.md"

@@ -16,13 +16,13 @@ mvn -B install "$@"
 step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
 rm -f target/reliability-report.md
-contract_and_storm='%regex[.*(PaymentsContractIT|StormIT).*]'
+contract_and_load='%regex[.*(PaymentsContractIT|StormIT|PurgeUnderLoadIT).*]'
 step "real-server tests: WildFly + H2, and a storm on two nodes sharing an H2 TCP server"
-mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes="$contract_and_storm" "$@"
+mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes="$contract_and_load" "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
 step "real-server tests: WildFly + MariaDB, and a storm on two nodes"
-mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.includes="$contract_and_storm" "$@"
+mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.includes="$contract_and_load" "$@"
 cat target/reliability-report.md
 for db in h2 postgresql; do
   step "real-server tests: Payara Micro + $db"

@@ -48,18 +48,19 @@ final class LoadClient {
             request.header(headers[i], headers[i + 1]);
         }
         String name = node.getAuthority();
+        long sentAt = System.currentTimeMillis();
         try {
             HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
-            history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter);
+            history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter, sentAt);
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
         } catch (HttpTimeoutException e) {
-            history.info(op.key(), name, sameBody);
+            history.info(op.key(), name, sameBody, sentAt);
         } catch (IOException e) {
-            history.fail(op.key(), name, sameBody, e.toString());
+            history.fail(op.key(), name, sameBody, e.toString(), sentAt);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            history.fail(op.key(), name, sameBody, "interrupted");
+            history.fail(op.key(), name, sameBody, "interrupted", sentAt);
         }
         return new Answer(0, null);
     }
@@ -122,7 +123,7 @@ final class LoadClient {
                 pool.submit(() -> {
                     while (running.get()) {
                         List<URI> nodes = new ArrayList<>(up);
-                        if (!nodes.isEmpty()) {
+                        if (!nodes.isEmpty() && !ops.isEmpty()) {
                             send(nodes.get(random.nextInt(nodes.size())), ops.get(random.nextInt(ops.size())), true);
                         }
                         sleep(pauseMillis);

@@ -2,8 +2,8 @@ package dev.idempotency.reliability;
 
 /** How big the fault scenarios run: CI's smaller size, or the full one (scripts/reliability.sh). */
 enum Scale {
-    CI(16, 60, 2, 5, 6, 1500, 2),
-    FULL(64, 500, 5, 20, 12, 10_000, 10);
+    CI(16, 60, 2, 5, 6, 1500, 2, 12),
+    FULL(64, 500, 5, 20, 12, 10_000, 10, 40);
 
     final int clients;
     final int keys;
@@ -13,8 +13,11 @@ enum Scale {
     final int crashKeys;
     final int fuzzRequests;
     final int hugeBodies;
+    /** How long the steady load of the purge scenario lasts. */
+    final int purgeSeconds;
 
-    Scale(int clients, int keys, int minSends, int maxSends, int crashKeys, int fuzzRequests, int hugeBodies) {
+    Scale(int clients, int keys, int minSends, int maxSends, int crashKeys, int fuzzRequests, int hugeBodies,
+          int purgeSeconds) {
         this.clients = clients;
         this.keys = keys;
         this.minSends = minSends;
@@ -22,6 +25,7 @@ enum Scale {
         this.crashKeys = crashKeys;
         this.fuzzRequests = fuzzRequests;
         this.hugeBodies = hugeBodies;
+        this.purgeSeconds = purgeSeconds;
     }
 
     static Scale current() {
