@@ -19,12 +19,24 @@ import java.util.Set;
  * 503 with Retry-After.
  */
 final class Checker {
+    /** Where the checker reads: the run's database, or a dedicated one a scenario started itself. */
+    interface Database {
+        Connection connect() throws SQLException;
+
+        /** The database's current UTC time as an SQL expression. */
+        String utcNow();
+    }
+
     /** The counts the report prints; {@link #violations()} empty means every invariant held. */
     record Result(int keys, int executed, int duplicatePayments, int duplicateCharges, int lostAcknowledgements,
                   int orphanPayments, int driftingReplays, int stuckRecords, int serverErrors, List<String> violations) {
     }
 
     static Result check(List<Operations.Operation> ops, History history) throws SQLException {
+        return check(ops, history, ItDatabase.current());
+    }
+
+    static Result check(List<Operations.Operation> ops, History history, Database db) throws SQLException {
         List<String> violations = new ArrayList<>();
         Map<String, List<History.Op>> byKey = new HashMap<>();
         history.ops().forEach(op -> byKey.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op));
@@ -35,7 +47,7 @@ final class Checker {
         int orphans = 0;
         int drifting = 0;
         int serverErrors = 0;
-        try (Connection c = ItDatabase.current().connect()) {
+        try (Connection c = db.connect()) {
             for (Operations.Operation op : ops) {
                 int payments = count(c, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order());
                 int charges = count(c, "SELECT COUNT(*) FROM demo_charge WHERE idempotency_key = ?", op.chargeKey());
@@ -78,7 +90,7 @@ final class Checker {
                 }
             }
             int stuck = count(c, "SELECT COUNT(*) FROM idempotency_record WHERE status = 'PROCESSING'"
-                    + " AND lease_until < " + ItDatabase.current().utcNow());
+                    + " AND lease_until < " + db.utcNow());
             if (stuck > 0) {
                 violations.add(stuck + " PROCESSING records past their lease");
             }
@@ -89,14 +101,22 @@ final class Checker {
 
     /** One number from the test database (a count, or a function's result). */
     static int number(String sql, Object... args) throws SQLException {
-        try (Connection c = ItDatabase.current().connect()) {
+        return number(ItDatabase.current(), sql, args);
+    }
+
+    static int number(Database db, String sql, Object... args) throws SQLException {
+        try (Connection c = db.connect()) {
             return count(c, sql, args);
         }
     }
 
     /** One value from the test database, or null when the query finds no row. */
     static String text(String sql, Object... args) throws SQLException {
-        try (Connection c = ItDatabase.current().connect()) {
+        return text(ItDatabase.current(), sql, args);
+    }
+
+    static String text(Database db, String sql, Object... args) throws SQLException {
+        try (Connection c = db.connect()) {
             return single(c, sql, args);
         }
     }
@@ -110,7 +130,11 @@ final class Checker {
 
     /** How many executions the operation's record counts (attempts). */
     static int attempts(Operations.Operation op) throws SQLException {
-        try (Connection c = ItDatabase.current().connect()) {
+        return attempts(ItDatabase.current(), op);
+    }
+
+    static int attempts(Database db, Operations.Operation op) throws SQLException {
+        try (Connection c = db.connect()) {
             return count(c, "SELECT attempts FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
         }
     }

@@ -12,7 +12,7 @@ import java.sql.SQLException;
  * (database idem_it, recreated by src-it/provision.sh); H2 is an H2 TCP server in the test's JVM, so that
  * two nodes and the checker share one database.
  */
-enum ItDatabase {
+enum ItDatabase implements Checker.Database {
     POSTGRESQL("PostgreSQL", "postgresql", "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres", Dialect.POSTGRESQL),
     MARIADB("MariaDB", "mariadb", "jdbc:mariadb://127.0.0.1:3306/idem_it", "root", "", Dialect.MARIADB),
     H2("H2 (TCP server)", "h2", "jdbc:h2:tcp://127.0.0.1:" + H2Server.PORT + "/mem:idem_it", "sa", "sa", Dialect.H2);
@@ -60,12 +60,14 @@ enum ItDatabase {
         }
     }
 
-    Connection connect() throws SQLException {
+    @Override
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(this == POSTGRESQL ? url + "?ApplicationName=idem-checker" : url, user, password);
     }
 
     /** The database's current UTC time, as an SQL expression (the store's own query). */
-    String utcNow() {
+    @Override
+    public String utcNow() {
         return "(" + dialect.utcNowQuery() + ")";
     }
 

@@ -53,7 +53,8 @@ final class LoadClient {
             HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
             history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter, sentAt);
-            return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+            return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
+                    response.headers().firstValue("Content-Type").orElse(""));
         } catch (HttpTimeoutException e) {
             history.info(op.key(), name, sameBody, sentAt);
         } catch (IOException e) {
@@ -62,11 +63,16 @@ final class LoadClient {
             Thread.currentThread().interrupt();
             history.fail(op.key(), name, sameBody, "interrupted", sentAt);
         }
-        return new Answer(0, null);
+        return new Answer(0, null, "");
     }
 
-    /** What a request got: its status (0: nothing received) and Retry-After. */
-    record Answer(int status, String retryAfter) {
+    /** What a request got: its status (0: nothing received), Retry-After and Content-Type. */
+    record Answer(int status, String retryAfter, String contentType) {
+        /** A documented 503: problem+json with Retry-After. */
+        boolean isRetryLater() {
+            return status == 503 && retryAfter != null && contentType.startsWith("application/problem+json");
+        }
+
         long retryAfterMillis() {
             return retryAfter == null ? 300 : Math.min(5000, Long.parseLong(retryAfter.trim()) * 1000);
         }

@@ -44,6 +44,15 @@ final class WildFlyNode implements AutoCloseable {
      */
     static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman)
             throws IOException, InterruptedException {
+        return start(n, extraProperties, byteman, ItDatabase.current().nodeUrl(n), java.util.List.of());
+    }
+
+    /**
+     * The general form: the node's datasource on {@code dbUrl} (a PostgreSQL URL unless it is the run's
+     * database), and management operations applied offline before the first start (e.g. the transaction timeout).
+     */
+    static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman, String dbUrl,
+                             java.util.List<String> operations) throws IOException, InterruptedException {
         Path first = Path.of(System.getProperty("it.server.dir"));
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
@@ -51,11 +60,11 @@ final class WildFlyNode implements AutoCloseable {
         // The run's server properties (src-it/provision.sh), plus this node's own.
         StringBuilder extra = new StringBuilder(Files.readString(Path.of(first + ".properties")).trim());
         extraProperties.forEach((k, v) -> extra.append(' ').append(k).append('=').append(v));
-        ItDatabase db = ItDatabase.current();
+        String db = dbUrl.startsWith("jdbc:postgresql:") ? "postgresql" : ItDatabase.current().name;
         ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
-                dir.toString(), db.name, "--demo").inheritIO();
+                dir.toString(), db, "--demo").inheritIO();
         provision.environment().putAll(Map.of(
-                "DB_URL", db.nodeUrl(n),
+                "DB_URL", dbUrl,
                 "HTTP_PORT", Integer.toString(8080 + offset),
                 "IDEMPOTENCY_SECRET", Files.readString(Path.of(first + ".secret")).trim(),
                 "EXTRA_SYSTEM_PROPERTIES", extra.toString()));
@@ -75,6 +84,9 @@ final class WildFlyNode implements AutoCloseable {
                     + "=listener:true,address:127.0.0.1,port:" + bytemanPort + "\"\n", StandardOpenOption.APPEND);
         }
         WildFlyNode node = new WildFlyNode(dir, home, offset, bytemanPort);
+        if (!operations.isEmpty()) {
+            node.configureOffline(operations);
+        }
         node.boot();
         return node;
     }
@@ -114,11 +126,18 @@ final class WildFlyNode implements AutoCloseable {
      */
     void restartWith(Map<String, String> properties) throws IOException, InterruptedException {
         close();
+        java.util.List<String> operations = new java.util.ArrayList<>();
+        properties.forEach((k, v) -> operations.add("if (outcome == success) of /system-property=" + k
+                + ":read-resource\n  /system-property=" + k + ":write-attribute(name=value, value=\"" + v
+                + "\")\nelse\n  /system-property=" + k + ":add(value=\"" + v + "\")\nend-if"));
+        configureOffline(operations);
+        boot();
+    }
+
+    /** Management operations on the stopped node's configuration (an embedded server, as configure.sh does). */
+    private void configureOffline(java.util.List<String> operations) throws IOException, InterruptedException {
         StringBuilder cli = new StringBuilder("embed-server --std-out=discard --server-config=standalone.xml\n");
-        properties.forEach((k, v) -> cli.append("if (outcome == success) of /system-property=").append(k)
-                .append(":read-resource\n  /system-property=").append(k).append(":write-attribute(name=value, value=\"")
-                .append(v).append("\")\nelse\n  /system-property=").append(k).append(":add(value=\"").append(v)
-                .append("\")\nend-if\n"));
+        operations.forEach(o -> cli.append(o).append('\n'));
         cli.append("stop-embedded-server\n");
         Path script = dir.resolve("reconfigure.cli");
         Files.writeString(script, cli);
@@ -128,7 +147,6 @@ final class WildFlyNode implements AutoCloseable {
         if (reconfigure.waitFor() != 0) {
             throw new IllegalStateException("could not reconfigure " + dir + "; see console.log");
         }
-        boot();
     }
 
     /** Loads Byteman rules into the running node (it was started with the agent). */

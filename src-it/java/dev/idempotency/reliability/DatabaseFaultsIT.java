@@ -1,0 +1,211 @@
+package dev.idempotency.reliability;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Scenario 6, the destructive part: a WildFly node (Byteman agent, server transaction timeout 2 s) on a
+ * PostgreSQL cluster of the suite's own, which the tests crash and restart, whose connections they kill
+ * at exact points, and whose business transactions outlive the server's timeout. The machine's shared
+ * databases are not touched.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DatabaseFaultsIT {
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private final Scale scale = Scale.current();
+    private DedicatedPostgres db;
+    private WildFlyNode node;
+
+    @BeforeAll
+    void start() throws Exception {
+        db = DedicatedPostgres.create();
+        node = WildFlyNode.start(4, Map.of(), true, db.nodeUrl(4),
+                List.of("/subsystem=transactions:write-attribute(name=default-timeout, value=2)"));
+    }
+
+    @AfterAll
+    void stop() {
+        if (node != null) {
+            node.close();
+        }
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    @Test
+    void theDatabaseCrashesAndRestartsWhileRequestsRun() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 3 * scale.crashKeys / 2);
+        int third = ops.size() / 3;
+        List<Operations.Operation> before = ops.subList(0, third);
+        List<Operations.Operation> inFlight = ops.subList(third, 2 * third);
+        List<Operations.Operation> whileDown = ops.subList(2 * third, ops.size());
+        long start = System.nanoTime();
+        for (Operations.Operation op : before) {
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+        }
+        List<CompletableFuture<LoadClient.Answer>> held = client.holdInTransaction(node.base(), inFlight, 1500);
+        LoadClient.sleep(700);
+        db.crash();
+        int refused = 0;
+        try {
+            for (CompletableFuture<LoadClient.Answer> f : held) {
+                LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);
+                assertThat(answer.isRetryLater()).as("in flight when the database crashed: " + answer).isTrue();
+            }
+            for (Operations.Operation op : whileDown) {
+                LoadClient.Answer answer = client.send(node.base(), op, true);
+                assertThat(answer.isRetryLater()).as("while the database is down: " + answer).isTrue();
+                refused++;
+            }
+            for (Operations.Operation op : before) {
+                assertThat(client.send(node.base(), op, true).isRetryLater()).as("a replay needs the database too").isTrue();
+                refused++;
+            }
+        } finally {
+            db.start();
+        }
+        // The same application, not restarted: its pool replaces the dead connections.
+        for (Operations.Operation op : ops) {
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+        }
+        LoadClient.sleep(LEASE.toMillis() + 1000);
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("6b. Database crashed and restarted", ops.size() + " keys on a node of a dedicated PostgreSQL: "
+                        + third + " paid before, " + inFlight.size() + " in their transaction at the crash, "
+                        + whileDown.size() + " new and " + before.size() + " replays while down (" + refused + " refused"
+                        + " with 503), then all retried", "pg_ctlcluster stop -m immediate of the dedicated cluster"
+                        + " 0.7 s into 1.5 s transactions; start again; the application is not restarted",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    @Test
+    void aBusinessTransactionThatOutlivesTheServersTimeoutLeavesNothingAndIsRetried() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2);
+        long start = System.nanoTime();
+        List<CompletableFuture<LoadClient.Answer>> slow = client.holdInTransaction(node.base(), ops, 4000);
+        for (CompletableFuture<LoadClient.Answer> f : slow) {
+            LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);
+            assertThat(answer.isRetryLater()).as("rolled back by the transaction timeout: " + answer).isTrue();
+        }
+        for (Operations.Operation op : ops) {
+            assertThat(Checker.number(db, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order()))
+                    .as("nothing of the timed-out transaction committed").isZero();
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("6c. Business transaction longer than the server's transaction timeout", ops.size()
+                        + " keys, each first sent with a 4 s business call, then retried",
+                "WildFly transactions default-timeout=2 s", Duration.ofNanos(System.nanoTime() - start),
+                history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    @Test
+    void connectionsKilledBetweenTheBusinessWorkAndTheRecordUpdate() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2);
+        long start = System.nanoTime();
+        node.inject("before-finish", """
+                RULE hold a payment between its business work and its record update
+                CLASS dev.idempotency.core.IdempotencyProtocol
+                METHOD finish
+                AT ENTRY
+                IF $1.operation().policy().endpoint().equals("payments.create")
+                DO waitFor("idempotency-fault-test", 2500)
+                ENDRULE
+                """);
+        List<CompletableFuture<LoadClient.Answer>> held;
+        try {
+            held = client.sendAll(node.base(), ops);
+            LoadClient.sleep(1200);
+            assertThat(terminateNodeConnections()).isPositive();
+            for (CompletableFuture<LoadClient.Answer> f : held) {
+                LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);
+                assertThat(answer.isRetryLater()).as("its connection is gone: " + answer).isTrue();
+            }
+        } finally {
+            node.removeRules();
+        }
+        for (Operations.Operation op : ops) {
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("6d. Connections killed between the business work and the record update", ops.size()
+                        + " keys held (Byteman) at IdempotencyProtocol.finish entry, then retried",
+                "pg_terminate_backend of the node's connections while held", Duration.ofNanos(System.nanoTime() - start),
+                history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    @Test
+    void connectionsKilledDuringTheRecordUpdate() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        Operations.Operation op = Operations.create(run(), 1).get(0);
+        long start = System.nanoTime();
+        CompletableFuture<LoadClient.Answer> answer = client.sendAll(node.base(), List.of(op), "X-Demo-Delay-Ms", "800")
+                .get(0);
+        try (Connection locker = db.connect()) {
+            locker.setAutoCommit(false);
+            while (!"PROCESSING".equals(Checker.text(db, "SELECT status FROM idempotency_record WHERE scope_key = ?",
+                    op.scopeKey()))) {
+                LoadClient.sleep(20);
+            }
+            // The record's row locked by the test: the node's conditional update waits inside the statement.
+            try (PreparedStatement ps = locker.prepareStatement(
+                    "SELECT status FROM idempotency_record WHERE scope_key = ? FOR UPDATE")) {
+                ps.setString(1, op.scopeKey());
+                ps.executeQuery().close();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (Checker.number(db, "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node4'"
+                    + " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%'") == 0) {
+                assertThat(System.nanoTime()).as("the record update never waited on the lock").isLessThan(deadline);
+                LoadClient.sleep(20);
+            }
+            assertThat(terminateNodeConnections()).isPositive();
+            LoadClient.Answer during = answer.get(60, TimeUnit.SECONDS);
+            assertThat(during.isRetryLater()).as("killed inside its update: " + during).isTrue();
+            locker.rollback();
+        }
+        assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+        Checker.Result result = Checker.check(List.of(op), history, db);
+        Report.write("6e. Connection killed during the record update", "1 key whose conditional update waits on a row"
+                        + " lock the test holds", "pg_terminate_backend of the node's connections while the UPDATE waits",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(1);
+    }
+
+    private int terminateNodeConnections() throws Exception {
+        return Checker.number(db, "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+                + " WHERE application_name = 'idem-node4'");
+    }
+
+    private static String run() {
+        return UUID.randomUUID().toString().substring(0, 8);
+    }
+}
