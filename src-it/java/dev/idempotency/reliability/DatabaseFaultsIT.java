@@ -17,22 +17,25 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scenario 6, the destructive part: a WildFly node (Byteman agent, server transaction timeout 2 s) on a
- * PostgreSQL cluster of the suite's own, which the tests crash and restart, whose connections they kill
- * at exact points, and whose business transactions outlive the server's timeout. The machine's shared
- * databases are not touched.
+ * Scenarios 6 (the destructive part) and 7: a WildFly node (Byteman agent, server transaction timeout 2 s)
+ * on a PostgreSQL cluster of the suite's own, reached through a TCP proxy. The tests crash and restart the
+ * database, kill its connections at exact points, let business transactions outlive the server's timeout,
+ * and cut a connection right after its COMMIT. The machine's shared databases are not touched.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatabaseFaultsIT {
     private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
+    private static final int PROXY_PORT = 15434;
     private DedicatedPostgres db;
+    private CommitCutter proxy;
     private WildFlyNode node;
 
     @BeforeAll
     void start() throws Exception {
         db = DedicatedPostgres.create();
-        node = WildFlyNode.start(4, Map.of(), true, db.nodeUrl(4),
+        proxy = new CommitCutter(PROXY_PORT, "127.0.0.1", DedicatedPostgres.PORT);
+        node = WildFlyNode.start(4, Map.of(), true, db.nodeUrl(4, PROXY_PORT),
                 List.of("/subsystem=transactions:write-attribute(name=default-timeout, value=2)"));
     }
 
@@ -40,6 +43,9 @@ class DatabaseFaultsIT {
     void stop() {
         if (node != null) {
             node.close();
+        }
+        if (proxy != null) {
+            proxy.close();
         }
         if (db != null) {
             db.close();
@@ -198,6 +204,106 @@ class DatabaseFaultsIT {
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(1);
+    }
+
+    @Test
+    void aBusinessCommitWhoseAnswerIsLostIsSettledAsCommittedAndNeverRunsAgain() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2);
+        long start = System.nanoTime();
+        awaitPoolValidation();
+        int cutsBefore = proxy.cuts();
+        for (Operations.Operation op : ops) {
+            proxy.armFor(DatabaseFaultsIT::isPaymentTransaction, true);
+            LoadClient.Answer first = client.send(node.base(), op, true);
+            System.out.println("commit cut: first answer " + first);
+            assertThat(first.status()).as("settled as committed by the fenced update: the first response").isEqualTo(201);
+            assertThat(Checker.number(db, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order()))
+                    .as("the database did commit").isEqualTo(1);
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+            assertThat(Checker.attempts(db, op)).as("replayed, never run again").isEqualTo(1);
+            awaitPoolValidation();
+        }
+        assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("7a. Commit outcome unknown: the connection cut right after the business COMMIT", ops.size()
+                        + " keys, each retried after its lost commit", "NetCrusher proxy between the node and PostgreSQL"
+                        + " lets the payment transaction's COMMIT through, drops the answer and closes the connection",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    @Test
+    void aBusinessCommitLostBeforeTheDatabaseIsRetryableNeverAcknowledged() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2);
+        long start = System.nanoTime();
+        awaitPoolValidation();
+        int cutsBefore = proxy.cuts();
+        for (Operations.Operation op : ops) {
+            proxy.armFor(DatabaseFaultsIT::isPaymentTransaction, false);
+            LoadClient.Answer first = client.send(node.base(), op, true);
+            System.out.println("commit dropped: first answer " + first);
+            assertThat(first.isRetryLater()).as("nothing committed, the fenced update released the claim: " + first)
+                    .isTrue();
+            assertThat(Checker.number(db, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order()))
+                    .as("the database never saw the COMMIT").isZero();
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+            assertThat(Checker.attempts(db, op)).as("run again once").isEqualTo(2);
+            awaitPoolValidation();
+        }
+        assertThat(proxy.cuts() - cutsBefore).as("one commit dropped per key").isEqualTo(ops.size());
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("7c. Commit outcome unknown: the business COMMIT lost on its way to the database", ops.size()
+                        + " keys, each retried", "NetCrusher proxy drops the payment transaction's COMMIT and closes the"
+                        + " connection (the database rolls back)", Duration.ofNanos(System.nanoTime() - start),
+                history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    /** The payment's transaction: the payment row and the record's conditional update, then COMMIT. */
+    private static boolean isPaymentTransaction(String statements) {
+        String sql = statements.toLowerCase();
+        return sql.contains("insert into demo_payment") && sql.contains("update idempotency_record");
+    }
+
+    @Test
+    void aClaimCommitWhoseAnswerIsLostEndsInOneExecution() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2);
+        long start = System.nanoTime();
+        awaitPoolValidation();
+        int cutsBefore = proxy.cuts();
+        for (Operations.Operation op : ops) {
+            proxy.armFor(tx -> tx.toLowerCase().contains("insert into idempotency_record")
+                    && tx.contains("payments.create"), true);
+            LoadClient.Answer first = client.send(node.base(), op, true);
+            System.out.println("claim commit cut: first answer " + first);
+            assertThat(first.isRetryLater()).as("the first answer: " + first).isTrue();
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+            assertThat(Checker.attempts(db, op)).as("the given-back claim, then one execution").isEqualTo(2);
+            awaitPoolValidation();
+        }
+        assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write("7b. Commit outcome unknown: the connection cut right after the claim's COMMIT", ops.size()
+                        + " keys, each retried", "NetCrusher proxy lets the claim's COMMIT through, drops the answer and"
+                        + " closes the connection", Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    /**
+     * The cut connection stays in the pool in a state its next transaction cannot use (pgjdbc's XA state);
+     * the datasource's background validation (every 5 s) removes it. Waiting for it keeps one cut per key.
+     */
+    private static void awaitPoolValidation() {
+        LoadClient.sleep(6000);
     }
 
     private int terminateNodeConnections() throws Exception {

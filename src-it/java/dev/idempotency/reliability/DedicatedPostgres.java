@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class DedicatedPostgres implements Checker.Database, AutoCloseable {
     private static final String CLUSTER = "idemfault";
-    private static final int PORT = 5434;
+    static final int PORT = 5434;
     private final String version;
 
     private DedicatedPostgres(String version) {
@@ -42,9 +42,13 @@ final class DedicatedPostgres implements Checker.Database, AutoCloseable {
         return db;
     }
 
-    /** The JDBC URL of node {@code n}'s datasource (its connections named idem-node{n}). */
-    String nodeUrl(int n) {
-        return "jdbc:postgresql://127.0.0.1:" + PORT + "/idem_fault?ApplicationName=idem-node" + n;
+    /**
+     * The JDBC URL of node {@code n}'s datasource through {@code port} (its connections named idem-node{n}).
+     * prepareThreshold=0: every statement goes out with its SQL text (no named server-side statements), so
+     * that a proxy in between can tell the transactions apart by what they say.
+     */
+    String nodeUrl(int n, int port) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/idem_fault?ApplicationName=idem-node" + n + "&prepareThreshold=0";
     }
 
     /** Crash: the postmaster and its backends quit at once, no checkpoint; the next start recovers from the WAL. */

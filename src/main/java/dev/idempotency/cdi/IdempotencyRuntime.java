@@ -359,6 +359,24 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         exchange.settled();
     }
 
+    /**
+     * A joined business transaction ended without a known commit: the fenced update settles the claim now,
+     * before the answer goes out. True when the commit did happen (the first response is the answer);
+     * false when nothing committed (the claim is released, a retry runs again); empty when the store cannot
+     * tell now (the lease bounds the claim).
+     */
+    public Optional<Boolean> settleCommit(IdempotentExchange exchange) {
+        try {
+            return Optional.of(protocol().settleUnknownCommit(exchange.claim()).isPresent());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + exchange.claim()
+                    + "; it will be taken over when its lease ends", e);
+            return Optional.empty();
+        } finally {
+            exchange.settled();
+        }
+    }
+
     /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */
     public void recordFailure(IdempotentExchange exchange, StoredResponse response, boolean retryable) {
         IdempotencyProtocol p = protocol();

@@ -30,6 +30,7 @@ public class IdempotentExchange implements IdempotencyContext {
     private Claim claim;
     private Reply reply;
     private Boolean committed;
+    private boolean completed;
     private Optional<Boolean> failureRetryable;
     private boolean settled;
     private IdempotencyRuntime runtime;
@@ -92,13 +93,20 @@ public class IdempotentExchange implements IdempotencyContext {
         return settled || failureRetryable == null ? Optional.empty() : Optional.of(failureRetryable);
     }
 
-    void committed(boolean outcome) {
+    /** A joined business transaction ended: committed (true), rolled back (false) or unknown (null). */
+    void completed(Boolean outcome) {
+        this.completed = true;
         this.committed = outcome;
     }
 
-    /** For a joined business transaction: whether it has committed (null while unknown). */
+    /** For a joined business transaction: whether it has committed (null while running or unknown). */
     public Boolean hasCommitted() {
         return committed;
+    }
+
+    /** For a joined business transaction: whether it has ended, whatever its outcome. */
+    public boolean hasCompleted() {
+        return completed;
     }
 
     /** The claim needs nothing more: finished, released or replayed. */

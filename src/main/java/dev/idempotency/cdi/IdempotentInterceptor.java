@@ -125,7 +125,7 @@ public class IdempotentInterceptor {
         if (tx.owned()) {
             commit(tx, claim, first, protocol);
         } else {
-            tx.afterCompletion(exchange::committed);
+            tx.afterCompletion(exchange::completed);
             exchange.reply(new IdempotentExchange.Reply(first, false, true));
         }
         return result;

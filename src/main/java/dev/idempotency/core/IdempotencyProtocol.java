@@ -75,6 +75,9 @@ public final class IdempotencyProtocol {
                 return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
             } catch (DuplicateRecordException duplicate) {
                 return decideExisting(op, 1, true);
+            } catch (CommitOutcomeUnknownException unknown) {
+                giveBack(new Claim(op, fresh.ownerToken(), 1));
+                throw unknown;
             } catch (StoreUnavailableException e) {
                 if (e.isContention()) {
                     // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides.
@@ -131,6 +134,16 @@ public final class IdempotencyProtocol {
      * @return the committed record to replay, or empty when nothing committed (the claim is released)
      */
     public Optional<IdempotencyRecord> settleUnknownCommit(Claim claim) {
+        try {
+            return settleOnce(claim);
+        } catch (IdempotencyException | StoreUnavailableException firstTry) {
+            // The fenced update changes nothing twice, so a second try is safe. It matters when the first was
+            // handed the very pooled connection that lost the COMMIT: the pool drops it on that failure.
+            return settleOnce(claim);
+        }
+    }
+
+    private Optional<IdempotencyRecord> settleOnce(Claim claim) {
         try {
             if (release(claim)) {
                 return Optional.empty();
@@ -347,6 +360,19 @@ public final class IdempotencyProtocol {
         return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), policy.endpoint(),
                 op.fingerprint().value(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token,
                 Optional.of(now.plus(policy.lease())), attempt, createdAt, now, now.plus(policy.retention()));
+    }
+
+    /**
+     * A claim whose commit may or may not have happened is handed back by the fenced update (our token,
+     * still PROCESSING), so that the client's retry takes over at once instead of waiting out the lease.
+     * If that fails too, the lease bounds it.
+     */
+    private void giveBack(Claim claim) {
+        try {
+            settleUnknownCommit(claim);
+        } catch (RuntimeException stillUnreachable) {
+            // The caller answers 503 either way; the claim, if it exists, ends with its lease.
+        }
     }
 
     private String newToken() {

@@ -11,6 +11,9 @@ public interface TransactionBoundary {
     /**
      * Runs the work in a new transaction, suspending the caller's for its duration; commits when it
      * returns, rolls back when it throws (and rethrows).
+     *
+     * @throws dev.idempotency.spi.StoreUnavailableException (contention) when the commit rolled back
+     * @throws CommitOutcomeUnknownException when the commit failed without telling whether it happened
      */
     <T> T requiresNew(Supplier<T> work);
 }

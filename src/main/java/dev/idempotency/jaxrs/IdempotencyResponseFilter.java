@@ -1,5 +1,7 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
 import dev.idempotency.cdi.IdempotencyRuntime;
 import dev.idempotency.cdi.IdempotentExchange;
 import dev.idempotency.core.EndpointPolicy;
@@ -10,7 +12,10 @@ import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -30,8 +35,10 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         }
         IdempotentExchange.Reply reply = exchange.reply();
         if (reply != null) {
-            if (!reply.awaitsCommit() || Boolean.TRUE.equals(exchange.hasCommitted())) {
+            if (!reply.awaitsCommit() || committedQuietly(exchange, reply, response)) {
                 ResponseSnapshots.apply(reply.response(), response, reply.replayed());
+            } else if (exchange.hasCompleted()) {
+                settleCommit(exchange, reply, response);
             }
             return;
         }
@@ -46,5 +53,38 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         boolean retryable = pending.get().orElse(status < 400 || status >= 500);
         runtime.recordFailure(exchange, failure, retryable);
         ResponseSnapshots.apply(failure, response, false);
+    }
+
+    /**
+     * The joined transaction committed and nothing failed on the way out. A commit that raised (a heuristic
+     * outcome: the connection was lost during COMMIT) may still be reported as committed to synchronizations;
+     * the application then answers with its mapping of that exception, not the method's response.
+     */
+    private static boolean committedQuietly(IdempotentExchange exchange, IdempotentExchange.Reply reply,
+                                            ContainerResponseContext response) {
+        return Boolean.TRUE.equals(exchange.hasCommitted()) && response.getStatus() == reply.response().status();
+    }
+
+    /**
+     * The joined transaction rolled back, or its commit outcome is unknown (the connection was lost during
+     * COMMIT): the fenced update tells. Committed: the first response is the answer. Known rollback: the
+     * application's mapped answer stands. Otherwise (not committed, or undecidable): 503, retry the same key.
+     */
+    private static void settleCommit(IdempotentExchange exchange, IdempotentExchange.Reply reply,
+                                     ContainerResponseContext response) {
+        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        Optional<Boolean> committed = runtime.settleCommit(exchange);
+        if (committed.orElse(false)) {
+            ResponseSnapshots.apply(reply.response(), response, false);
+        } else if (!Boolean.FALSE.equals(exchange.hasCommitted()) || committed.isEmpty()) {
+            Problem problem = Problem.of(ProblemType.STORE_UNAVAILABLE,
+                    "the outcome could not be committed; retry with the same key").retryAfter(Duration.ofSeconds(1));
+            Response rendered = new ProblemResponses(runtime.settings().problemBase()).toResponse(problem);
+            response.setStatus(rendered.getStatus());
+            response.getHeaders().clear();
+            response.getHeaders().putAll(rendered.getHeaders());
+            response.setEntity(rendered.getEntity(), new java.lang.annotation.Annotation[0],
+                    MediaType.valueOf(ProblemResponses.PROBLEM_JSON));
+        }
     }
 }

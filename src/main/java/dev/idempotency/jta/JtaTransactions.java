@@ -1,6 +1,8 @@
 package dev.idempotency.jta;
 
+import dev.idempotency.core.CommitOutcomeUnknownException;
 import dev.idempotency.core.TransactionBoundary;
+import dev.idempotency.spi.StoreUnavailableException;
 import jakarta.transaction.HeuristicMixedException;
 import jakarta.transaction.HeuristicRollbackException;
 import jakarta.transaction.InvalidTransactionException;
@@ -39,7 +41,18 @@ public final class JtaTransactions implements TransactionBoundary {
                 rollbackQuietly(e);
                 throw e;
             }
-            commit();
+            try {
+                commit();
+            } catch (TransactionFailure failure) {
+                // In the protocol's terms: a rolled-back commit lost to another transaction; an unknown one
+                // may have committed, which the protocol settles with a fenced update.
+                if (failure.rolledBack()) {
+                    throw new StoreUnavailableException("IDEM-S009 the protocol's transaction rolled back at commit",
+                            failure, true);
+                }
+                throw new CommitOutcomeUnknownException("IDEM-S010 the outcome of the protocol's commit is unknown",
+                        failure);
+            }
             return result;
         } finally {
             resume(suspended);
@@ -167,7 +180,10 @@ public final class JtaTransactions implements TransactionBoundary {
             }
         }
 
-        /** Tells, once the transaction has ended, whether it committed (for a joined transaction). */
+        /**
+         * Tells, once the transaction has ended, whether it committed (for a joined transaction): true,
+         * false when it rolled back, null when the transaction manager does not know (a heuristic outcome).
+         */
         public void afterCompletion(Consumer<Boolean> committed) {
             try {
                 transaction.registerSynchronization(new Synchronization() {
@@ -177,7 +193,8 @@ public final class JtaTransactions implements TransactionBoundary {
 
                     @Override
                     public void afterCompletion(int status) {
-                        committed.accept(status == Status.STATUS_COMMITTED);
+                        committed.accept(status == Status.STATUS_COMMITTED ? Boolean.TRUE
+                                : status == Status.STATUS_ROLLEDBACK ? Boolean.FALSE : null);
                     }
                 });
             } catch (RollbackException e) {

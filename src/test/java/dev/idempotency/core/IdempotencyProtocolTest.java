@@ -296,6 +296,77 @@ class IdempotencyProtocolTest {
                 .satisfies(e -> assertThat(((IdempotencyException) e).problem().retryAfterSeconds()).isPresent());
     }
 
+    @Test
+    void aClaimWhoseCommitAnswerWasLostIsGivenBackSoTheRetryRunsAtOnce() {
+        IdempotencyProtocol losing = new IdempotencyProtocol(db.store, losingTheFirstCommitAnswer(true), clock,
+                new SecureRandom(), events::add, 1);
+        Operation op = op("k-lost", "{}", claimFirst());
+        IdempotencyException refused = rejected(losing, op);
+        assertThat(refused.problem().status()).isEqualTo(503);
+        assertThat(refused.problem().retryAfterSeconds()).isPresent();
+        IdempotencyRecord given = db.transactions.requiresNew(() -> db.store.find(op.scopeKey())).orElseThrow();
+        assertThat(given.status()).as("the committed claim, released by the fenced update").isEqualTo(RecordStatus.FAILED_RETRYABLE);
+        Admission retry = losing.admit(op);
+        assertThat(retry).isInstanceOf(Admission.Execute.class);
+        assertThat(((Admission.Execute) retry).claim().attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void aClaimWhoseCommitDidNotHappenLeavesNothingAndTheRetryClaimsAfresh() {
+        IdempotencyProtocol losing = new IdempotencyProtocol(db.store, losingTheFirstCommitAnswer(false), clock,
+                new SecureRandom(), events::add, 1);
+        Operation op = op("k-not-committed", "{}", claimFirst());
+        assertThat(rejected(losing, op).problem().status()).isEqualTo(503);
+        assertThat(db.transactions.requiresNew(() -> db.store.find(op.scopeKey()))).isEmpty();
+        assertThat(((Admission.Execute) losing.admit(op)).claim().attempt()).isEqualTo(1);
+    }
+
+    /** No per-caller limits: the claim's insert is the protocol's first transaction. */
+    private static PolicyBuilder claimFirst() {
+        return PolicyBuilder.defaults().with(p -> {
+            p.maxInFlight = 0;
+            p.maxKeys = 0;
+        });
+    }
+
+    /**
+     * The protocol's first transaction ends as if the connection dropped during COMMIT: its work committed
+     * (or, with {@code committed} false, rolled back), and the caller is told the outcome is unknown.
+     */
+    private TransactionBoundary losingTheFirstCommitAnswer(boolean committed) {
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        return new TransactionBoundary() {
+            @Override
+            public <T> T requiresNew(java.util.function.Supplier<T> work) {
+                if (!first.getAndSet(false)) {
+                    return db.transactions.requiresNew(work);
+                }
+                if (committed) {
+                    db.transactions.requiresNew(work);
+                } else {
+                    try {
+                        db.transactions.requiresNew(() -> {
+                            work.get();
+                            throw new IllegalStateException("rolled back");
+                        });
+                    } catch (IllegalStateException rolledBack) {
+                        // nothing of it stays
+                    }
+                }
+                throw new CommitOutcomeUnknownException("the answer to COMMIT was lost", null);
+            }
+        };
+    }
+
+    private static IdempotencyException rejected(IdempotencyProtocol protocol, Operation op) {
+        try {
+            Admission admission = protocol.admit(op);
+            throw new AssertionError("expected a rejection, got " + admission);
+        } catch (IdempotencyException e) {
+            return e;
+        }
+    }
+
     private Claim execute(Operation op) {
         Admission admission = protocol.admit(op);
         assertThat(admission).isInstanceOf(Admission.Execute.class);

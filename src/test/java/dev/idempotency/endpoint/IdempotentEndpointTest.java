@@ -239,6 +239,21 @@ class IdempotentEndpointTest {
     }
 
     @Test
+    void aJoinedCommitReportedUnknownButDoneAnswersTheFirstResponseAndNeverRunsAgain() {
+        String key = newKey();
+        // The application's commit throws (heuristic hazard) and its mapper answers 500; the fenced update
+        // finds the record committed, so the first response goes out instead.
+        Http.Reply first = http.post("payments/joined", payment("A-40")).key(key).header("X-Fail", "commit-unknown").send();
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(payments("A-40")).isEqualTo(1);
+        assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
+        Http.Reply retry = http.post("payments/joined", payment("A-40")).key(key).send();
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(record(key, "attempts")).isEqualTo("1");
+    }
+
+    @Test
     void aConcurrentDuplicateGets409WithRetryAfter() throws Exception {
         String key = newKey();
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->

@@ -171,12 +171,24 @@ public class PaymentResource {
         if ("transient".equals(fail)) {
             throw new AcquirerUnavailable();
         }
+        if ("commit-unknown".equals(fail)) {
+            enlistCommitFailingResource();
+        }
         return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
                 .header("Set-Cookie", "session=secret")
                 .header("X-Payment-Region", "eu")
                 .entity(new PaymentView(payment.id, payment.merchantOrderNo, payment.amount, payment.currency,
                         payment.chargeKey, idempotency.attempt()))
                 .build();
+    }
+
+    private static void enlistCommitFailingResource() {
+        try {
+            dev.idempotency.testing.Narayana.transactionManager().getTransaction()
+                    .enlistResource(new dev.idempotency.testing.CommitFailingResource());
+        } catch (jakarta.transaction.RollbackException | jakarta.transaction.SystemException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static BigDecimal amount(String text) {
