@@ -207,6 +207,45 @@ class PaymentsContractIT {
     }
 
     @Test
+    void sixtyFourConcurrentSendsOfOneKeyExecuteItOnce() throws Exception {
+        String key = key();
+        String order = order("R");
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(64);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<Api.Reply>> replies = new ArrayList<>();
+        try {
+            for (int i = 0; i < 64; i++) {
+                replies.add(pool.submit(() -> {
+                    go.await();
+                    return api.post("payments", payment(order, "64")).key(key).send();
+                }));
+            }
+            go.countDown();
+            java.util.Set<String> successes = new java.util.HashSet<>();
+            int created = 0;
+            for (java.util.concurrent.Future<Api.Reply> f : replies) {
+                Api.Reply reply = f.get(60, TimeUnit.SECONDS);
+                // The claim race on the database's unique key: one runs, the others are told it is in flight
+                // (or, once it finished, get its replay); never a 500, whatever the database answered them.
+                assertThat(reply.status()).as(new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8))
+                        .isIn(201, 409);
+                if (reply.status() == 201) {
+                    created++;
+                    successes.add(new String(reply.body(), java.nio.charset.StandardCharsets.UTF_8));
+                } else {
+                    assertProblem(reply, 409, "request-in-flight");
+                }
+            }
+            assertThat(created).isPositive();
+            assertThat(successes).as("every success is the same bytes").hasSize(1);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(payments(order)).hasSize(1);
+        assertThat(charges(order)).hasSize(1);
+    }
+
+    @Test
     void aUserWithFiveOperationsInFlightGets429() throws Exception {
         List<CompletableFuture<Api.Reply>> running = new ArrayList<>();
         List<String> keys = new ArrayList<>();
