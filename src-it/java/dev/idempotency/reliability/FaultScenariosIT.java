@@ -236,6 +236,50 @@ class FaultScenariosIT {
     }
 
     @Test
+    void aPayoutWhoseAnswerWasLostIsResolvedByAskingTheAcquirerNeverPaidTwice() throws Exception {
+        String key = "payout-" + run();
+        String body = "{\"beneficiary\":\"DE89 3704 0044 0532 0130 00\",\"amount\":12.50,\"currency\":\"EUR\"}";
+        String reference = dev.idempotency.core.ScopeDigest.derive(dev.idempotency.core.ScopeDigest.of(
+                new dev.idempotency.Scope("acme", "alice", "payouts.create", key)), "acquirer.payout");
+        String payoutsOf = "SELECT COUNT(*) FROM demo_payout WHERE reference = ?";
+        long start = System.nanoTime();
+        // The acquirer takes 2.5 s; the payouts service waits 1 s: it cannot know whether the money left.
+        RawHttp.Response lost = payout(a, key, body, "X-Demo-Acquirer-Delay-Ms", "2500");
+        assertThat(lost.status()).isEqualTo(503);
+        assertThat(lost.header("Retry-After")).isNotNull();
+        assertThat(Checker.number(payoutsOf, reference)).as("the acquirer took it").isEqualTo(1);
+        // The retry asks the acquirer first: still processing, so not paid again, and not answered yet.
+        RawHttp.Response asked = payout(b, key, body);
+        assertThat(asked.status()).as(text(asked)).isEqualTo(503);
+        assertThat(asked.header("Retry-After")).isNotNull();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!"SETTLED".equals(Checker.text("SELECT status FROM demo_payout WHERE reference = ?", reference))) {
+            assertThat(System.nanoTime()).as("the acquirer settles the payout").isLessThan(deadline);
+            LoadClient.sleep(100);
+        }
+        // Settled: the next retry is answered with that payout, without calling the payouts API again.
+        RawHttp.Response resolved = payout(a, key, body);
+        assertThat(resolved.status()).as(text(resolved)).isEqualTo(201);
+        assertThat(text(resolved)).contains(reference).contains("SETTLED");
+        RawHttp.Response replay = payout(b, key, body);
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.body()).isEqualTo(resolved.body());
+        int paid = Checker.number(payoutsOf, reference);
+        String record = Checker.text("SELECT status || ' after ' || attempts || ' attempts' FROM idempotency_record"
+                + " WHERE scope_key = ?", dev.idempotency.core.ScopeDigest.of(
+                new dev.idempotency.Scope("acme", "alice", "payouts.create", key)));
+        Report.write("8. Downstream outcome unknown: a payout whose answer was lost", "1 key, 4 requests over 2 nodes;"
+                        + " record " + record, "the acquirer's payouts API (not idempotent) takes 2.5 s, the payouts"
+                        + " service waits 1 s; retries resolved by the PayoutOutcomeResolver asking the acquirer",
+                Duration.ofNanos(System.nanoTime() - start),
+                Map.of("503 (unknown, then still processing)", 2L, "201 (resolved, then replayed)", 2L),
+                new Checker.Result(1, paid, paid > 1 ? 1 : 0, 0, 0, 0, 0, 0, 0,
+                        paid == 1 ? List.of() : List.of(paid + " payouts")));
+        assertThat(paid).as("one payout, never a second").isEqualTo(1);
+        assertThat(record).isEqualTo("SUCCEEDED after 3 attempts");
+    }
+
+    @Test
     void aPausedExecutorPastItsLeaseIsFencedOut() throws Exception {
         History history = new History();
         LoadClient client = new LoadClient(history, Duration.ofSeconds(60));
@@ -457,6 +501,22 @@ class FaultScenariosIT {
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    private static RawHttp.Response payout(WildFlyNode node, String key, String body, String... headers) {
+        RawHttp.Request request = new RawHttp.Request().header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        "alice:alice".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .body(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return RawHttp.post(node.base().getPort(), "/demo/api/payouts", request);
+    }
+
+    private static String text(RawHttp.Response response) {
+        return new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Takes the node out of service, lets its requests finish, restarts it with the properties, puts it back. */

@@ -43,6 +43,12 @@ public class DemoProblem extends RuntimeException {
                 "the charge could not be confirmed; retry with the same Idempotency-Key", null, 1);
     }
 
+    static DemoProblem payoutOutcomeUnknown() {
+        return new DemoProblem(503, "payout-outcome-unknown", "Payout outcome unknown",
+                "the acquirer did not answer in time; retry with the same Idempotency-Key and it will be asked first",
+                null, 1);
+    }
+
     static DemoProblem notFound(String what) {
         return new DemoProblem(404, "not-found", "Not found", what + " not found", null, null);
     }

@@ -1,0 +1,97 @@
+package dev.idempotency.demo;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.client.Client;
+import jakarta.ws.rs.client.ClientBuilder;
+import jakarta.ws.rs.client.Entity;
+import jakarta.ws.rs.core.GenericType;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Calls the acquirer's payouts API as a service user. It waits at most {@code demo.payouts.read-timeout-ms}
+ * (1 s) for an answer: a slow payout leaves the caller not knowing whether the money left.
+ */
+@ApplicationScoped
+public class AcquirerPayoutClient {
+    @Inject
+    @ConfigProperty(name = "demo.acquirer.url", defaultValue = "http://127.0.0.1:8080/demo/api")
+    String baseUrl;
+    @Inject
+    @ConfigProperty(name = "demo.service.password")
+    String servicePassword;
+    @Inject
+    @ConfigProperty(name = "demo.payouts.read-timeout-ms", defaultValue = "1000")
+    long readTimeoutMillis;
+
+    private Client client;
+
+    @PostConstruct
+    void open() {
+        String credentials = Base64.getEncoder().encodeToString(
+                (Tenants.SERVICE_USER + ":" + servicePassword).getBytes(StandardCharsets.UTF_8));
+        client = ClientBuilder.newBuilder()
+                .connectTimeout(2, TimeUnit.SECONDS)
+                .readTimeout(readTimeoutMillis, TimeUnit.MILLISECONDS)
+                .register((jakarta.ws.rs.client.ClientRequestFilter) request ->
+                        request.getHeaders().putSingle(HttpHeaders.AUTHORIZATION, "Basic " + credentials))
+                .build();
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+
+    /** Pays out under the caller's reference; {@code acquirerDelayMillis} slows the acquirer down (demo fault). */
+    public PayoutView payout(PayoutRequest request, String reference, Long acquirerDelayMillis) {
+        PayoutRequest body = new PayoutRequest();
+        body.beneficiary = request.beneficiary;
+        body.amount = request.amount;
+        body.currency = request.currency;
+        body.reference = reference;
+        var call = client.target(baseUrl).path("acquirer/payouts").request(MediaType.APPLICATION_JSON);
+        if (acquirerDelayMillis != null) {
+            call.header("X-Demo-Delay-Ms", acquirerDelayMillis);
+        }
+        try (Response response = call.post(Entity.json(body))) {
+            if (response.getStatus() != 201) {
+                throw response.getStatus() >= 500 ? DemoProblem.transientFailure()
+                        : DemoProblem.acquirerFailed(response.getStatus());
+            }
+            return response.readEntity(PayoutView.class);
+        } catch (ProcessingException timedOut) {
+            // No answer in time: the payout may or may not have happened. The retry asks the acquirer
+            // (PayoutOutcomeResolver) before paying out again, since this API does not deduplicate.
+            throw DemoProblem.payoutOutcomeUnknown();
+        }
+    }
+
+    /**
+     * The acquirer's payouts under a reference.
+     *
+     * @throws IllegalStateException when the acquirer cannot be asked now
+     */
+    public List<PayoutView> find(String reference) {
+        try (Response response = client.target(baseUrl).path("acquirer/payouts").queryParam("reference", reference)
+                .request(MediaType.APPLICATION_JSON).get()) {
+            if (response.getStatus() != 200) {
+                throw new IllegalStateException("the acquirer answered " + response.getStatus());
+            }
+            return response.readEntity(new GenericType<List<PayoutView>>() { });
+        } catch (ProcessingException unreachable) {
+            throw new IllegalStateException("the acquirer did not answer", unreachable);
+        }
+    }
+}
