@@ -280,6 +280,53 @@ class FaultScenariosIT {
     }
 
     @Test
+    void aTakeoverRacingACommitInFlightSeesTheCommittedOutcome() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(60));
+        Operations.Operation op = Operations.create(run(), 1).get(0);
+        long start = System.nanoTime();
+        // A has updated its record (SUCCEEDED, row locked, not committed) and is held there past its lease.
+        a.inject("before-commit", """
+                RULE hold a payment after its record update, before its transaction commits
+                CLASS dev.idempotency.cdi.IdempotentInterceptor
+                METHOD execute
+                AFTER INVOKE dev.idempotency.core.IdempotencyProtocol.finish
+                IF $3.operation().policy().endpoint().equals("payments.create")
+                DO waitFor("idempotency-fault-test", 5000)
+                ENDRULE
+                """);
+        CompletableFuture<LoadClient.Answer> first;
+        CompletableFuture<LoadClient.Answer> takeover;
+        try {
+            first = client.sendAll(a.base(), List.of(op)).get(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (Checker.number("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node1'"
+                    + " AND state = 'idle in transaction' AND query LIKE 'UPDATE idempotency_record%'") == 0) {
+                assertThat(System.nanoTime()).as("A never reached its commit").isLessThan(deadline);
+                LoadClient.sleep(50);
+            }
+            // By the lease A is dead: B's takeover (a conditional update) waits on A's row lock, then finds the
+            // record SUCCEEDED under A's token and replays it instead of running the payment again.
+            LoadClient.sleep(LEASE.toMillis() + 300);
+            takeover = CompletableFuture.supplyAsync(() -> client.send(b.base(), op, true));
+            LoadClient.Answer committed = first.get(60, TimeUnit.SECONDS);
+            assertThat(committed.status()).isEqualTo(201);
+            assertThat(takeover.get(60, TimeUnit.SECONDS).status()).as("the committed outcome, not a second run")
+                    .isEqualTo(201);
+        } finally {
+            a.removeRules();
+        }
+        Checker.Result result = Checker.check(List.of(op), history);
+        Report.write("5b. Takeover racing a commit in flight", "1 key: A held after its record update, before"
+                        + " its commit, past its lease; B's retry arrives then",
+                "Byteman rule holds A 5 s after IdempotencyProtocol.finish (lease 3 s)",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(1);
+        assertThat(Checker.attempts(op)).as("never taken over").isEqualTo(1);
+    }
+
+    @Test
     void aPausedExecutorPastItsLeaseIsFencedOut() throws Exception {
         History history = new History();
         LoadClient client = new LoadClient(history, Duration.ofSeconds(60));
