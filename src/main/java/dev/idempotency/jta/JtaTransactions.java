@@ -182,7 +182,8 @@ public final class JtaTransactions implements TransactionBoundary {
 
         /**
          * Tells, once the transaction has ended, whether it committed (for a joined transaction): true,
-         * false when it rolled back, null when the transaction manager does not know (a heuristic outcome).
+         * false when it rolled back, null for any other end status. Narayana reports a one-phase heuristic
+         * hazard (the connection lost during COMMIT) as committed, so true alone does not prove it.
          */
         public void afterCompletion(Consumer<Boolean> committed) {
             try {
