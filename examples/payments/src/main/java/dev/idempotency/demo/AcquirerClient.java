@@ -7,16 +7,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.client.Client;
-import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
-import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Calls the acquirer's {@code POST /acquirer/charges} over HTTP, as a service user, carrying the
@@ -36,14 +31,8 @@ public class AcquirerClient {
 
     @PostConstruct
     void open() {
-        String credentials = Base64.getEncoder().encodeToString(
-                (Tenants.SERVICE_USER + ":" + servicePassword).getBytes(StandardCharsets.UTF_8));
-        client = ClientBuilder.newBuilder()
-                .connectTimeout(2, TimeUnit.SECONDS)
-                .readTimeout(10, TimeUnit.SECONDS)
+        client = AcquirerClients.asServiceUser(servicePassword, 10_000)
                 .register(new DerivedKeyClientFilter("acquirer.charge"))
-                .register((jakarta.ws.rs.client.ClientRequestFilter) request ->
-                        request.getHeaders().putSingle(HttpHeaders.AUTHORIZATION, "Basic " + credentials))
                 .build();
     }
 

@@ -6,18 +6,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.client.Client;
-import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.core.GenericType;
-import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Calls the acquirer's payouts API as a service user. It waits at most {@code demo.payouts.read-timeout-ms}
@@ -39,14 +34,7 @@ public class AcquirerPayoutClient {
 
     @PostConstruct
     void open() {
-        String credentials = Base64.getEncoder().encodeToString(
-                (Tenants.SERVICE_USER + ":" + servicePassword).getBytes(StandardCharsets.UTF_8));
-        client = ClientBuilder.newBuilder()
-                .connectTimeout(2, TimeUnit.SECONDS)
-                .readTimeout(readTimeoutMillis, TimeUnit.MILLISECONDS)
-                .register((jakarta.ws.rs.client.ClientRequestFilter) request ->
-                        request.getHeaders().putSingle(HttpHeaders.AUTHORIZATION, "Basic " + credentials))
-                .build();
+        client = AcquirerClients.asServiceUser(servicePassword, readTimeoutMillis).build();
     }
 
     @PreDestroy
