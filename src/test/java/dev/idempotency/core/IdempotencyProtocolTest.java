@@ -312,6 +312,32 @@ class IdempotencyProtocolTest {
     }
 
     @Test
+    void givingBackTriesTwiceWhenTheFirstTryMeetsTheBrokenConnection() {
+        // First the claim's COMMIT answer is lost; then the give-back's first transaction gets the very
+        // connection that lost it (the pool hands it out once more) and fails; the second try settles it.
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        TransactionBoundary flaky = new TransactionBoundary() {
+            @Override
+            public <T> T requiresNew(java.util.function.Supplier<T> work) {
+                int call = calls.incrementAndGet();
+                if (call == 2) {
+                    throw new dev.idempotency.spi.StoreUnavailableException("the broken pooled connection", null, false);
+                }
+                T result = db.transactions.requiresNew(work);
+                if (call == 1) {
+                    throw new CommitOutcomeUnknownException("the answer to COMMIT was lost", null);
+                }
+                return result;
+            }
+        };
+        IdempotencyProtocol protocol = new IdempotencyProtocol(db.store, flaky, clock, new SecureRandom(), events::add, 1);
+        Operation op = op("k-given-back", "{}", claimFirst());
+        assertThat(rejected(protocol, op).problem().status()).isEqualTo(503);
+        assertThat(db.transactions.requiresNew(() -> db.store.find(op.scopeKey())).orElseThrow().status())
+                .as("given back on the second try").isEqualTo(RecordStatus.FAILED_RETRYABLE);
+    }
+
+    @Test
     void aClaimWhoseCommitDidNotHappenLeavesNothingAndTheRetryClaimsAfresh() {
         IdempotencyProtocol losing = new IdempotencyProtocol(db.store, losingTheFirstCommitAnswer(false), clock,
                 new SecureRandom(), events::add, 1);
