@@ -18,7 +18,19 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   created_at       DATETIME(6)   NOT NULL,
   updated_at       DATETIME(6)   NOT NULL,
   expires_at       DATETIME(6)   NOT NULL,
-  INDEX idempotency_record_in_flight (tenant, principal, status, lease_until),
-  INDEX idempotency_record_retained (tenant, principal, endpoint, expires_at),
+  INDEX idempotency_record_caller (tenant, principal, endpoint),
   INDEX idempotency_record_expiry (expires_at)
+) ENGINE=InnoDB;
+DROP INDEX IF EXISTS idempotency_record_in_flight ON idempotency_record;
+DROP INDEX IF EXISTS idempotency_record_retained ON idempotency_record;
+CREATE INDEX IF NOT EXISTS idempotency_record_caller ON idempotency_record (tenant, principal, endpoint);
+-- Exact per-caller limits at O(1): one row per caller (endpoint '') counting its PROCESSING records, and one
+-- per caller and endpoint counting its stored records. Changed in the same transactions as the records.
+CREATE TABLE IF NOT EXISTS idempotency_record_quota (
+  tenant           VARCHAR(128)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  principal        VARCHAR(255)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  endpoint         VARCHAR(128)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  used             INT           NOT NULL,
+  checked_at       DATETIME(6),
+  PRIMARY KEY (tenant, principal, endpoint)
 ) ENGINE=InnoDB;

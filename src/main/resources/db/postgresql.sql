@@ -18,7 +18,21 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
   created_at       TIMESTAMP(6)  NOT NULL,
   updated_at       TIMESTAMP(6)  NOT NULL,
   expires_at       TIMESTAMP(6)  NOT NULL
-);
-CREATE INDEX IF NOT EXISTS idempotency_record_in_flight ON idempotency_record (tenant, principal, status, lease_until);
-CREATE INDEX IF NOT EXISTS idempotency_record_retained ON idempotency_record (tenant, principal, endpoint, expires_at);
+) WITH (fillfactor = 35);
+-- No index names a column that the finish changes (status, lease, response, updated_at; expires_at only grows
+-- past its claim-time value when an execution outlived its lease), so the finish is a HOT update; fillfactor
+-- leaves room on the page for the row to grow by its stored response.
+DROP INDEX IF EXISTS idempotency_record_in_flight;
+DROP INDEX IF EXISTS idempotency_record_retained;
+CREATE INDEX IF NOT EXISTS idempotency_record_caller ON idempotency_record (tenant, principal, endpoint);
 CREATE INDEX IF NOT EXISTS idempotency_record_expiry ON idempotency_record (expires_at);
+-- Exact per-caller limits at O(1): one row per caller (endpoint '') counting its PROCESSING records, and one
+-- per caller and endpoint counting its stored records. Changed in the same transactions as the records.
+CREATE TABLE IF NOT EXISTS idempotency_record_quota (
+  tenant           VARCHAR(128)  NOT NULL,
+  principal        VARCHAR(255)  NOT NULL,
+  endpoint         VARCHAR(128)  NOT NULL,
+  used             INTEGER       NOT NULL,
+  checked_at       TIMESTAMP(6),
+  PRIMARY KEY (tenant, principal, endpoint)
+);

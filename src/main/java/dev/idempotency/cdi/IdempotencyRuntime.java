@@ -11,6 +11,7 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.Scope;
 import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.config.SettingsSource;
+import dev.idempotency.core.Admission;
 import dev.idempotency.core.CanonicalJson;
 import dev.idempotency.core.DefaultScopeResolver;
 import dev.idempotency.core.EndpointPolicy;
@@ -22,6 +23,8 @@ import dev.idempotency.core.RequestFacts;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
 import dev.idempotency.jaxrs.CapturedRequest;
+import dev.idempotency.jaxrs.OperationStatus;
+import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
 import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.jta.JtaTransactions;
@@ -95,6 +98,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
     private ScheduledFuture<?> purgeTask;
+    private ScheduledFuture<?> clockTask;
 
     /**
      * Reads the configuration and builds everything; called once at deployment validation.
@@ -133,16 +137,19 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 return null;
             });
         }
+        DatabaseClock databaseClock = null;
         if (settings.usesDatabaseClock() && store instanceof JdbcRecordStore jdbc) {
             // One time for every node: a node whose own clock runs ahead must not take over a live lease.
-            clock = jdbc.databaseClock(clock, CLOCK_REFRESH);
+            databaseClock = jdbc.databaseClock(clock, CLOCK_REFRESH);
+            databaseClock.refresh();
+            clock = databaseClock;
         }
         scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
                 : new DefaultScopeResolver(settings.tenantSource().fromHeader(), settings.tenantSource().value(),
                 settings.anonymousAllowed());
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
-        schedulePurge();
+        scheduleMaintenance(databaseClock);
         started = true;
     }
 
@@ -157,20 +164,32 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return JdbcRecordStore.forDataSource(dataSource, settings.table());
     }
 
-    private void schedulePurge() {
+    // The purge and the database clock's refresh run on the server's managed scheduler, off request threads.
+    private void scheduleMaintenance(DatabaseClock databaseClock) {
         Duration interval = settings.purgeInterval();
-        if (interval.isZero()) {
+        if (interval.isZero() && databaseClock == null) {
             return;
         }
+        ManagedScheduledExecutorService scheduler;
         try {
             Object found = new InitialContext().lookup(DEFAULT_SCHEDULER);
-            if (found instanceof ManagedScheduledExecutorService scheduler) {
-                long millis = interval.toMillis();
-                purgeTask = scheduler.scheduleWithFixedDelay(this::scheduledPurge, millis, millis, TimeUnit.MILLISECONDS);
+            if (!(found instanceof ManagedScheduledExecutorService managed)) {
+                return;
             }
+            scheduler = managed;
         } catch (NamingException | LinkageError e) {
             LOG.info("IDEM-I002 no managed scheduled executor at " + DEFAULT_SCHEDULER
                     + "; expired records are purged only when IdempotencyMaintenance.purgeExpired() is called");
+            return;
+        }
+        if (!interval.isZero()) {
+            long millis = interval.toMillis();
+            purgeTask = scheduler.scheduleWithFixedDelay(this::scheduledPurge, millis, millis, TimeUnit.MILLISECONDS);
+        }
+        if (databaseClock != null) {
+            long millis = CLOCK_REFRESH.toMillis();
+            clockTask = scheduler.scheduleWithFixedDelay(databaseClock::refresh, millis, millis, TimeUnit.MILLISECONDS);
+            databaseClock.refreshInBackground();
         }
     }
 
@@ -187,6 +206,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     void stop() {
         if (purgeTask != null) {
             purgeTask.cancel(false);
+        }
+        if (clockTask != null) {
+            clockTask.cancel(false);
         }
     }
 
@@ -269,6 +291,38 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
         Scope scope = scope(request, policy.endpoint(), key);
         return Optional.of(Operation.of(scope, fingerprint(request, policy, scope), policy, resolverFor(policy)));
+    }
+
+    /**
+     * Admission before the JAX-RS runtime reads the entity: one read of the record, and when it alone
+     * answers (a replay, an in-flight answer, a rejection), that answer; nothing is parsed or claimed for it.
+     * Otherwise the read goes with the exchange to the interceptor, which claims from there.
+     *
+     * @throws IdempotencyException for a rejection (mismatch, in flight, store unavailable)
+     */
+    public Optional<IdempotentExchange.Reply> answerFromRecord(IdempotentExchange exchange, CapturedRequest request,
+                                                               Operation op) {
+        IdempotencyProtocol p = protocol();
+        Optional<IdempotencyRecord> read = p.read(op);
+        Optional<Admission> answer = p.answerWithoutClaim(op, read);
+        if (answer.isEmpty()) {
+            exchange.read(read);
+            return Optional.empty();
+        }
+        IdempotentExchange.Reply reply;
+        if (answer.get() instanceof Admission.Replay replay) {
+            IdempotencyRecord record = replay.record();
+            reply = new IdempotentExchange.Reply(opened(record.response().orElseThrow(() -> new IllegalStateException(
+                    "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey()),
+                    true, false);
+        } else if (answer.get() instanceof Admission.Accepted accepted) {
+            reply = new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
+                    settings.statusPath(op.policy().endpoint()), op.scope().key(), accepted.retryAfter()), false, false);
+        } else {
+            throw new IllegalStateException("IDEM-X003 an answer without a claim cannot be " + answer.get());
+        }
+        exchange.answered(op, reply);
+        return Optional.of(reply);
     }
 
     private String key(EndpointPolicy policy, CapturedRequest request) {

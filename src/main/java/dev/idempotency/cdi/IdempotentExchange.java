@@ -6,6 +6,7 @@ import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Operation;
 import dev.idempotency.jaxrs.CapturedRequest;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
@@ -26,6 +27,8 @@ public class IdempotentExchange implements IdempotencyContext {
 
     private CapturedRequest request;
     private Operation prepared;
+    private Optional<IdempotencyRecord> lastRead = Optional.empty();
+    private boolean read;
     private Operation operation;
     private Claim claim;
     private Reply reply;
@@ -45,6 +48,17 @@ public class IdempotentExchange implements IdempotencyContext {
         this.runtime = owner;
     }
 
+    /** The record as the request filter read it, which needed a claim; admission goes on from there. */
+    public void read(Optional<IdempotencyRecord> record) {
+        this.lastRead = record;
+        this.read = true;
+    }
+
+    /** The request filter's read of the record, if it made one. */
+    Optional<Optional<IdempotencyRecord>> lastRead() {
+        return read ? Optional.of(lastRead) : Optional.empty();
+    }
+
     /** The operation the request filter prepared, if the request carries a key. */
     Optional<Operation> prepared() {
         return Optional.ofNullable(prepared);
@@ -52,6 +66,13 @@ public class IdempotentExchange implements IdempotencyContext {
 
     public CapturedRequest request() {
         return request;
+    }
+
+    /** The request filter answered from the record alone: a replay or an in-flight answer, nothing runs. */
+    public void answered(Operation op, Reply answer) {
+        this.operation = op;
+        this.reply = answer;
+        this.settled = true;
     }
 
     void begin(Operation op) {

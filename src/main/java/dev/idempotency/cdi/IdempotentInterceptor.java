@@ -63,7 +63,8 @@ public class IdempotentInterceptor {
         EndpointPolicy policy = op.policy();
         String key = op.scope().key();
         exchange.begin(op);
-        Admission admission = runtime.protocol().admit(op);
+        IdempotencyProtocol protocol = runtime.protocol();
+        Admission admission = exchange.lastRead().map(read -> protocol.admit(op, read)).orElseGet(() -> protocol.admit(op));
         if (admission instanceof Admission.Execute execute) {
             return execute(invocation, method, execute.claim(), request);
         }

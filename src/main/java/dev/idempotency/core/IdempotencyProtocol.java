@@ -5,10 +5,13 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.InFlightPolicy;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
+import dev.idempotency.ResponseStorage;
 import dev.idempotency.RecordStatus;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.QuotaCharge;
+import dev.idempotency.spi.QuotaExceededException;
 import dev.idempotency.spi.RecordStore;
 import dev.idempotency.spi.Resolution;
 import dev.idempotency.spi.ResolutionRequest;
@@ -57,37 +60,62 @@ public final class IdempotencyProtocol {
     }
 
     /**
+     * The operation's record as it is now: one read by primary key, outside any transaction. Every
+     * decision starts from such a read; a claim is still made by INSERT, and its unique key decides races.
+     *
+     * @throws IdempotencyException 503 when the store cannot answer
+     */
+    public Optional<IdempotencyRecord> read(Operation op) {
+        try {
+            return transactions.withoutTransaction(() -> store.find(op.scopeKey()));
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+    }
+
+    /**
      * Decides a request: a claim to execute, a stored outcome to replay, or a 202 for an in-flight one.
      *
      * @throws IdempotencyException for every rejection (mismatch, in flight, limits, store unavailable)
      */
     public Admission admit(Operation op) {
+        return admit(op, read(op));
+    }
+
+    /**
+     * {@link #admit(Operation)} on a record read just before ({@link #read}): a replay costs that read
+     * alone; a new operation is claimed by INSERT, charged to its caller's limits in the same transaction.
+     */
+    public Admission admit(Operation op, Optional<IdempotencyRecord> lastRead) {
         try {
-            enforceLimits(op);
-            Instant now = clock.instant();
-            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
-            try {
-                transactions.requiresNew(() -> {
-                    store.insert(fresh);
-                    return null;
-                });
-                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
-                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
-            } catch (DuplicateRecordException duplicate) {
-                return decideExisting(op, 1, true);
-            } catch (CommitOutcomeUnknownException unknown) {
-                giveBack(new Claim(op, fresh.ownerToken(), 1));
-                throw unknown;
-            } catch (StoreUnavailableException e) {
-                if (e.isContention()) {
-                    // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides.
-                    return decideExisting(op, 1, true);
-                }
-                throw e;
-            }
+            return decide(op, lastRead, 1);
         } catch (StoreUnavailableException e) {
             throw unavailable(e);
         }
+    }
+
+    /**
+     * The answer a read record gives without any claim: a replay, a 202, or a rejection (thrown). Empty
+     * when the request needs a claim (no record, an expired one, a retryable failure, a lease run out) or
+     * a replay needs the application ({@code storage = minimal}).
+     */
+    public Optional<Admission> answerWithoutClaim(Operation op, Optional<IdempotencyRecord> lastRead) {
+        if (lastRead.isEmpty()) {
+            return Optional.empty();
+        }
+        IdempotencyRecord existing = lastRead.get();
+        Instant now = clock.instant();
+        if (!existing.expiresAt().isAfter(now)) {
+            return Optional.empty();
+        }
+        boolean settledOutcome = existing.status().isReplayable() && op.policy().storage() != ResponseStorage.MINIMAL;
+        // A bounded wait may end in a claim: the interceptor waits, where a claim can run.
+        boolean running = existing.status() == RecordStatus.PROCESSING && op.policy().inFlight() != InFlightPolicy.WAIT
+                && existing.leaseUntil().filter(now::isBefore).isPresent();
+        if (!settledOutcome && !running) {
+            return Optional.empty();
+        }
+        return Optional.of(admit(op, lastRead));
     }
 
     /**
@@ -185,33 +213,23 @@ public final class IdempotencyProtocol {
         return total;
     }
 
-    private Admission decideExisting(Operation op, int round, boolean mayTakeOver) {
+    private Admission decide(Operation op, Optional<IdempotencyRecord> found, int round) {
         if (round > MAX_DECISION_ROUNDS) {
             throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
                     "the operation's record kept changing; retry").retryAfter(STORE_RETRY_AFTER));
         }
-        // A fresh transaction: under REPEATABLE READ the claim's snapshot would not see the winner's row.
-        Optional<IdempotencyRecord> found = transactions.requiresNew(() -> store.find(op.scopeKey()));
         Instant now = clock.instant();
         if (found.isEmpty()) {
-            // Purged or rolled back between our insert and this read: claim again.
-            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
-            try {
-                transactions.requiresNew(() -> {
-                    store.insert(fresh);
-                    return null;
-                });
-                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
-                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
-            } catch (DuplicateRecordException again) {
-                return decideExisting(op, round + 1, mayTakeOver);
-            }
+            return claimNew(op, round);
         }
         IdempotencyRecord existing = found.get();
         if (!existing.expiresAt().isAfter(now)) {
-            // An expired record is as if absent: a new operation under the same key, with its own fingerprint.
+            // An expired record is as if absent: a new operation under the same key, with its own fingerprint,
+            // and limited like one.
             IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
-            return takeOver(op, existing, fresh, round);
+            QuotaCharge charge = new QuotaCharge(existing.status() != RecordStatus.PROCESSING,
+                    op.policy().maxInFlightPerPrincipal(), false, 0);
+            return takeOver(op, existing, fresh, round, charge);
         }
         if (!op.fingerprint().matches(existing.requestHash())) {
             events.publish(new IdempotencyEvent.Mismatched(op.policy().endpoint(), op.scopeKey()));
@@ -228,17 +246,72 @@ public final class IdempotencyProtocol {
         };
     }
 
+    /** A claim by INSERT; its unique key decides between concurrent claims, its charge the caller's limits. */
+    private Admission claimNew(Operation op, int round) {
+        Instant now = clock.instant();
+        IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
+        EndpointPolicy policy = op.policy();
+        QuotaCharge charge = new QuotaCharge(true, policy.maxInFlightPerPrincipal(), true, policy.maxKeysPerEndpoint());
+        try {
+            transactions.requiresNew(() -> {
+                store.insert(fresh, charge);
+                return null;
+            });
+        } catch (DuplicateRecordException duplicate) {
+            return decide(op, reread(op), round + 1);
+        } catch (CommitOutcomeUnknownException unknown) {
+            giveBack(new Claim(op, fresh.ownerToken(), 1));
+            throw unknown;
+        } catch (QuotaExceededException exceeded) {
+            if (round < MAX_DECISION_ROUNDS && reconcile(op, exceeded.limit())) {
+                return claimNew(op, round + 1);
+            }
+            throw limitReached(op, exceeded.limit());
+        } catch (StoreUnavailableException e) {
+            if (e.isContention()) {
+                // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides.
+                return decide(op, reread(op), round + 1);
+            }
+            throw e;
+        }
+        events.publish(new IdempotencyEvent.Claimed(policy.endpoint(), op.scopeKey()));
+        return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
+    }
+
+    // A fresh read: under REPEATABLE READ the claim's snapshot would not see the winner's row.
+    private Optional<IdempotencyRecord> reread(Operation op) {
+        return transactions.withoutTransaction(() -> store.find(op.scopeKey()));
+    }
+
+    // At a limit: the store makes room if records of the caller only look in use (a lease run out, expired).
+    private boolean reconcile(Operation op, QuotaExceededException.Limit limit) {
+        Instant now = clock.instant();
+        return transactions.requiresNew(() -> store.reconcile(limit, op.scope().tenant(), op.scope().principal(),
+                op.policy().endpoint(), now));
+    }
+
+    // Another attempt of the caller's own unexpired operation: counted, never limited (it adds nothing).
     private Admission takeOverAttempt(Operation op, IdempotencyRecord existing, int round) {
         Instant now = clock.instant();
         IdempotencyRecord next = processing(op, newToken(), existing.attempts() + 1, existing.createdAt(), now);
-        return takeOver(op, existing, next, round);
+        QuotaCharge charge = new QuotaCharge(existing.status() != RecordStatus.PROCESSING, 0, false, 0);
+        return takeOver(op, existing, next, round, charge);
     }
 
-    private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round) {
-        boolean won = transactions.requiresNew(() ->
-                store.takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next));
+    private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round,
+                               QuotaCharge charge) {
+        boolean won;
+        try {
+            won = transactions.requiresNew(() ->
+                    store.takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next, charge));
+        } catch (QuotaExceededException exceeded) {
+            if (round < MAX_DECISION_ROUNDS && reconcile(op, exceeded.limit())) {
+                return decide(op, reread(op), round + 1);
+            }
+            throw limitReached(op, exceeded.limit());
+        }
         if (!won) {
-            return decideExisting(op, round + 1, true);
+            return decide(op, reread(op), round + 1);
         }
         events.publish(new IdempotencyEvent.TakenOver(op.policy().endpoint(), op.scopeKey(), existing.status(),
                 next.attempts()));
@@ -302,9 +375,9 @@ public final class IdempotencyProtocol {
                 Thread.currentThread().interrupt();
                 return Optional.empty();
             }
-            Optional<IdempotencyRecord> now = transactions.requiresNew(() -> store.find(op.scopeKey()));
+            Optional<IdempotencyRecord> now = reread(op);
             if (now.isEmpty() || now.get().status() != RecordStatus.PROCESSING) {
-                return Optional.of(decideExisting(op, round + 1, true));
+                return Optional.of(decide(op, now, round + 1));
             }
         }
         return Optional.empty();
@@ -315,33 +388,13 @@ public final class IdempotencyProtocol {
         return new Admission.Replay(record);
     }
 
-    private void enforceLimits(Operation op) {
+    private IdempotencyException limitReached(Operation op, QuotaExceededException.Limit limit) {
         EndpointPolicy policy = op.policy();
-        if (policy.maxInFlightPerPrincipal() <= 0 && policy.maxKeysPerEndpoint() <= 0) {
-            return;
-        }
-        Instant now = clock.instant();
-        ProblemType exceeded = null;
-        if (policy.maxInFlightPerPrincipal() > 0 && transactions.requiresNew(() -> store.countInFlight(
-                op.scope().tenant(), op.scope().principal(), now, policy.maxInFlightPerPrincipal()))
-                >= policy.maxInFlightPerPrincipal()) {
-            exceeded = ProblemType.TOO_MANY_IN_FLIGHT;
-        } else if (policy.maxKeysPerEndpoint() > 0 && transactions.requiresNew(() -> store.countRetained(
-                op.scope().tenant(), op.scope().principal(), policy.endpoint(), now, policy.maxKeysPerEndpoint()))
-                >= policy.maxKeysPerEndpoint()) {
-            exceeded = ProblemType.TOO_MANY_KEYS;
-        }
-        if (exceeded == null) {
-            return;
-        }
-        // A repeat of an operation the caller already has is never limited: it adds nothing.
-        Optional<IdempotencyRecord> own = transactions.requiresNew(() -> store.find(op.scopeKey()));
-        if (own.isPresent() && own.get().expiresAt().isAfter(now)) {
-            return;
-        }
+        ProblemType exceeded = limit == QuotaExceededException.Limit.IN_FLIGHT
+                ? ProblemType.TOO_MANY_IN_FLIGHT : ProblemType.TOO_MANY_KEYS;
         events.publish(new IdempotencyEvent.LimitReached(policy.endpoint(), op.scopeKey(), exceeded));
         Duration retryAfter = exceeded == ProblemType.TOO_MANY_IN_FLIGHT ? policy.lease() : policy.retryAfterMax();
-        throw new IdempotencyException(Problem.of(exceeded, exceeded == ProblemType.TOO_MANY_IN_FLIGHT
+        return new IdempotencyException(Problem.of(exceeded, exceeded == ProblemType.TOO_MANY_IN_FLIGHT
                 ? "too many operations of this caller are in progress; retry when one has finished"
                 : "this caller holds too many idempotency keys for this endpoint; retry later")
                 .retryAfter(retryAfter));
@@ -359,7 +412,8 @@ public final class IdempotencyProtocol {
         EndpointPolicy policy = op.policy();
         return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), policy.endpoint(),
                 op.fingerprint().value(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token,
-                Optional.of(now.plus(policy.lease())), attempt, createdAt, now, now.plus(policy.retention()));
+                Optional.of(now.plus(policy.lease())), attempt, createdAt, now,
+                now.plus(policy.lease()).plus(policy.retention()));
     }
 
     /**

@@ -16,4 +16,12 @@ public interface TransactionBoundary {
      * @throws CommitOutcomeUnknownException when the commit failed without telling whether it happened
      */
     <T> T requiresNew(Supplier<T> work);
+
+    /**
+     * Runs a read outside any transaction (the caller's suspended for its duration), so that it costs one
+     * statement and no commit. The default runs it where it is, for callers that hold no transaction.
+     */
+    default <T> T withoutTransaction(Supplier<T> read) {
+        return read.get();
+    }
 }

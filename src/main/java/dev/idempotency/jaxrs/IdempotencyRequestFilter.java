@@ -16,6 +16,7 @@ import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Providers;
 
 import java.io.ByteArrayInputStream;
@@ -77,7 +78,18 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             context.abortWith(problems.toResponse(rejected.problem()));
             return;
         }
-        CDI.current().select(IdempotentExchange.class).get().capture(captured, operation, runtime);
+        IdempotentExchange exchange = CDI.current().select(IdempotentExchange.class).get();
+        exchange.capture(captured, operation, runtime);
+        if (operation == null) {
+            return;
+        }
+        try {
+            // A replay or an in-flight answer is sent from here: the entity is never read for it.
+            runtime.answerFromRecord(exchange, captured, operation)
+                    .ifPresent(reply -> context.abortWith(Response.status(reply.response().status()).build()));
+        } catch (IdempotencyException rejected) {
+            context.abortWith(problems.toResponse(rejected.problem()));
+        }
     }
 
     static boolean isIdempotent(Method method, Class<?> resourceClass) {

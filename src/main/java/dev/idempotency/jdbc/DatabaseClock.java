@@ -11,6 +11,8 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -20,6 +22,12 @@ import java.util.logging.Logger;
  * lease early. The database is asked for its UTC time every {@code refresh} and the offset to the local
  * clock is applied in between (half the query's round trip is the error); if the database cannot answer,
  * the last offset stays.
+ *
+ * <p>Reading the time never waits: the measurement takes a pooled connection, and a request thread that
+ * holds one while it waits for another (on a lock or on the pool) can stall a saturated pool. So the
+ * runtime measures once at deployment and then on the server's managed scheduler
+ * ({@link #refreshInBackground()}); without a scheduler, one caller at a time measures and every other
+ * caller goes on with the last offset.
  */
 public final class DatabaseClock extends Clock {
     private static final Logger LOG = Logger.getLogger(DatabaseClock.class.getName());
@@ -27,9 +35,12 @@ public final class DatabaseClock extends Clock {
     private final DataSource dataSource;
     private final String query;
     private final long refreshNanos;
+    private final AtomicBoolean measuring = new AtomicBoolean();
+    private final AtomicLong failedMeasurements = new AtomicLong();
     private volatile long offsetMillis;
     private volatile long measuredAt;
     private volatile boolean measured;
+    private volatile boolean refreshedInBackground;
 
     DatabaseClock(Clock local, DataSource dataSource, Dialect dialect, Duration refresh) {
         this.local = local;
@@ -40,8 +51,8 @@ public final class DatabaseClock extends Clock {
 
     @Override
     public Instant instant() {
-        if (!measured || System.nanoTime() - measuredAt > refreshNanos) {
-            measure();
+        if (!refreshedInBackground && (!measured || System.nanoTime() - measuredAt > refreshNanos)) {
+            refresh();
         }
         return local.instant().plusMillis(offsetMillis);
     }
@@ -49,15 +60,37 @@ public final class DatabaseClock extends Clock {
     /** How far the database's clock is ahead of the local one, as last measured. */
     public Duration offset() {
         if (!measured) {
-            measure();
+            refresh();
         }
         return Duration.ofMillis(offsetMillis);
     }
 
-    private synchronized void measure() {
-        if (measured && System.nanoTime() - measuredAt <= refreshNanos) {
+    /**
+     * Measures the offset now, unless another thread is measuring it (then the last offset stays): no
+     * caller ever waits for another's measurement.
+     */
+    public void refresh() {
+        if (!measuring.compareAndSet(false, true)) {
             return;
         }
+        try {
+            measure();
+        } finally {
+            measuring.set(false);
+        }
+    }
+
+    /** From now on only {@link #refresh()} calls measure (the runtime's scheduled task); reads never do. */
+    public void refreshInBackground() {
+        refreshedInBackground = true;
+    }
+
+    /** How many measurements failed (the database did not answer, or no connection came in time). */
+    public long failedMeasurements() {
+        return failedMeasurements.get();
+    }
+
+    private void measure() {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(query)) {
             long before = local.millis();
             try (ResultSet rs = ps.executeQuery()) {
@@ -67,6 +100,7 @@ public final class DatabaseClock extends Clock {
                 offsetMillis = database.toEpochMilli() - (before + after) / 2;
             }
         } catch (SQLException | RuntimeException e) {
+            failedMeasurements.incrementAndGet();
             // Keep the last offset (zero before the first answer); the next call tries again.
             LOG.log(Level.WARNING, "IDEM-W005 could not read the database's time; using the last offset "
                     + offsetMillis + " ms", e);

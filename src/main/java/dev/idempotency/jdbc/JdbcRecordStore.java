@@ -7,6 +7,8 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.QuotaCharge;
+import dev.idempotency.spi.QuotaExceededException;
 import dev.idempotency.spi.RecordStore;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.StoredResponse;
@@ -45,6 +47,8 @@ public final class JdbcRecordStore implements RecordStore {
 
     // The shipped scripts name the default table, so that an operator can run them as they are.
     private static final String DEFAULT_TABLE = "idempotency_record";
+    // How often a caller at a limit may have its records scanned to make room.
+    private static final java.time.Duration RECONCILE_INTERVAL = java.time.Duration.ofSeconds(1);
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -121,25 +125,25 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     @Override
-    public void insert(IdempotencyRecord record) {
+    public void insert(IdempotencyRecord record, QuotaCharge charge) {
         run(c -> {
+            if (dialect == Dialect.POSTGRESQL) {
+                try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
+                    int i = setRecord(ps, 1, record);
+                    i = setCharge(ps, i, charge);
+                    int[] counts = counts(ps, 3);
+                    if (counts[0] == 0) {
+                        throw new DuplicateRecordException("a record with this scope key exists", null);
+                    }
+                    refuseOverLimit(charge, counts[1] == 1, counts[2] == 1);
+                }
+                return null;
+            }
             try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
-                int i = 1;
-                ps.setString(i++, record.scopeKey());
-                ps.setString(i++, record.tenant());
-                ps.setString(i++, record.principal());
-                ps.setString(i++, record.endpoint());
-                ps.setString(i++, record.requestHash());
-                ps.setString(i++, record.status().name());
-                i = setOutcome(ps, i, record.resourceId(), record.response());
-                ps.setString(i++, record.ownerToken());
-                setInstant(ps, i++, record.leaseUntil().orElse(null));
-                ps.setInt(i++, record.attempts());
-                setInstant(ps, i++, record.createdAt());
-                setInstant(ps, i++, record.updatedAt());
-                setInstant(ps, i, record.expiresAt());
+                setRecord(ps, 1, record);
                 ps.executeUpdate();
             }
+            charge(c, record, charge);
             return null;
         });
     }
@@ -158,9 +162,10 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
-                            IdempotencyRecord replacement) {
+                            IdempotencyRecord replacement, QuotaCharge charge) {
         return run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.takeOver)) {
+            boolean onePostgres = dialect == Dialect.POSTGRESQL;
+            try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.takeOverInOneStatement : sql.takeOver)) {
                 int i = 1;
                 ps.setString(i++, replacement.requestHash());
                 ps.setString(i++, replacement.ownerToken());
@@ -171,88 +176,257 @@ public final class JdbcRecordStore implements RecordStore {
                 setInstant(ps, i++, replacement.expiresAt());
                 ps.setString(i++, scopeKey);
                 ps.setString(i++, expectedOwnerToken);
-                ps.setString(i, expectedStatus.name());
-                return ps.executeUpdate() == 1;
+                ps.setString(i++, expectedStatus.name());
+                if (onePostgres) {
+                    setCharge(ps, i, charge);
+                    int[] counts = counts(ps, 3);
+                    if (counts[0] == 1) {
+                        refuseOverLimit(charge, counts[1] == 1, counts[2] == 1);
+                    }
+                    return counts[0] == 1;
+                }
+                if (ps.executeUpdate() != 1) {
+                    return false;
+                }
             }
+            charge(c, replacement, charge);
+            return true;
         });
     }
 
     @Override
     public boolean finish(String scopeKey, String ownerToken, Completion completion) {
         return run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.finish)) {
+            boolean onePostgres = dialect == Dialect.POSTGRESQL;
+            boolean finished;
+            try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.finishInOneStatement : sql.finish)) {
                 int i = 1;
                 ps.setString(i++, completion.status().name());
                 i = setOutcome(ps, i, completion.resourceId(), completion.response());
                 setInstant(ps, i++, completion.updatedAt());
                 setInstant(ps, i++, completion.expiresAt());
+                setInstant(ps, i++, completion.expiresAt());
                 ps.setString(i++, scopeKey);
                 ps.setString(i, ownerToken);
-                return ps.executeUpdate() == 1;
+                finished = onePostgres ? counts(ps, 1)[0] == 1 : ps.executeUpdate() == 1;
             }
+            if (finished && !onePostgres) {
+                try (PreparedStatement ps = c.prepareStatement(sql.giveBackInFlight)) {
+                    ps.setString(1, scopeKey);
+                    ps.setString(2, scopeKey);
+                    ps.executeUpdate();
+                }
+            }
+            return finished;
         });
     }
 
     @Override
-    public int countInFlight(String tenant, String principal, Instant now, int limit) {
-        return count(sql.countInFlight, limit, tenant, principal, now);
-    }
-
-    @Override
-    public int countRetained(String tenant, String principal, String endpoint, Instant now, int limit) {
-        return count(sql.countRetained, limit, tenant, principal, endpoint, now);
+    public boolean reconcile(QuotaExceededException.Limit limit, String tenant, String principal, String endpoint,
+                             Instant now) {
+        String row = limit == QuotaExceededException.Limit.IN_FLIGHT ? RecordSql.ALL_ENDPOINTS : endpoint;
+        return run(c -> {
+            // A plain read first: a caller that was checked a moment ago is refused without another scan.
+            try (PreparedStatement ps = c.prepareStatement(sql.readQuota)) {
+                setAll(ps, tenant, principal, row);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return false;
+                    }
+                    Instant checked = instant(rs, "checked_at");
+                    if (checked != null && checked.isAfter(now.minus(RECONCILE_INTERVAL))) {
+                        return false;
+                    }
+                }
+            }
+            // Records before the quota row, as every other path locks them, so that no two transactions wait
+            // on each other.
+            if (limit == QuotaExceededException.Limit.IN_FLIGHT) {
+                try (PreparedStatement ps = c.prepareStatement(sql.releaseExpiredClaims)) {
+                    setInstant(ps, 1, now);
+                    ps.setString(2, tenant);
+                    ps.setString(3, principal);
+                    setInstant(ps, 4, now);
+                    ps.executeUpdate();
+                }
+            } else {
+                try (PreparedStatement ps = c.prepareStatement(sql.deleteExpiredOfCaller)) {
+                    setAll(ps, tenant, principal, endpoint);
+                    setInstant(ps, 4, now);
+                    ps.executeUpdate();
+                }
+            }
+            int before;
+            try (PreparedStatement ps = c.prepareStatement(sql.lockQuota)) {
+                setAll(ps, tenant, principal, row);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return false;
+                    }
+                    before = rs.getInt(1);
+                }
+            }
+            // Counted after the lock, in a statement of its own: it sees every change committed before the
+            // lock was granted, and every later one changes the row relative to this count.
+            int counted;
+            boolean inFlight = limit == QuotaExceededException.Limit.IN_FLIGHT;
+            try (PreparedStatement ps = c.prepareStatement(inFlight ? sql.countInFlight : sql.countKeys)) {
+                ps.setString(1, tenant);
+                ps.setString(2, principal);
+                if (!inFlight) {
+                    ps.setString(3, endpoint);
+                }
+                counted = counts(ps, 1)[0];
+            }
+            try (PreparedStatement ps = c.prepareStatement(sql.setQuota)) {
+                ps.setInt(1, counted);
+                setInstant(ps, 2, now);
+                setAll(ps, 3, tenant, principal, row);
+                ps.executeUpdate();
+            }
+            return counted < before;
+        });
     }
 
     @Override
     public int purgeExpired(Instant now, int batchSize) {
         // Select the keys, then delete by primary key with the conditions checked again: no range delete,
-        // so MariaDB takes no gap locks that would block concurrent claims.
+        // so MariaDB takes no gap locks that would block concurrent claims. Each deleted record is given
+        // back to its caller's count of stored records, after the records, as every path orders its locks.
         return run(c -> {
-            List<String> keys = new ArrayList<>();
+            List<String[]> found = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.expiredKeys)) {
                 setInstant(ps, 1, now);
                 ps.setInt(2, batchSize);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        keys.add(rs.getString(1));
+                        found.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)});
+                    }
+                }
+            }
+            if (found.isEmpty()) {
+                return 0;
+            }
+            Map<List<String>, Integer> freed = new LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.deleteExpired)) {
+                for (String[] key : found) {
+                    ps.setString(1, key[0]);
+                    setInstant(ps, 2, now);
+                    ps.addBatch();
+                }
+                int[] results = ps.executeBatch();
+                for (int k = 0; k < results.length; k++) {
+                    int n = results[k] == Statement.SUCCESS_NO_INFO ? 1 : results[k];
+                    if (n > 0) {
+                        freed.merge(List.of(found.get(k)[1], found.get(k)[2], found.get(k)[3]), n, Integer::sum);
                     }
                 }
             }
             int deleted = 0;
-            try (PreparedStatement ps = c.prepareStatement(sql.deleteExpired)) {
-                for (String key : keys) {
-                    ps.setString(1, key);
-                    setInstant(ps, 2, now);
-                    ps.addBatch();
-                }
-                if (!keys.isEmpty()) {
-                    for (int n : ps.executeBatch()) {
-                        deleted += n == Statement.SUCCESS_NO_INFO ? 1 : n;
+            if (!freed.isEmpty()) {
+                try (PreparedStatement ps = c.prepareStatement(sql.giveBackKeys)) {
+                    for (Map.Entry<List<String>, Integer> e : freed.entrySet()) {
+                        ps.setInt(1, e.getValue());
+                        ps.setInt(2, e.getValue());
+                        setAll(ps, 3, e.getKey().get(0), e.getKey().get(1), e.getKey().get(2));
+                        ps.addBatch();
+                        deleted += e.getValue();
                     }
+                    ps.executeBatch();
                 }
             }
             return deleted;
         });
     }
 
-    private int count(String query, int limit, Object... args) {
-        return run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(query)) {
-                int i = 1;
-                for (Object arg : args) {
-                    if (arg instanceof Instant instant) {
-                        setInstant(ps, i++, instant);
-                    } else {
-                        ps.setString(i++, (String) arg);
-                    }
-                }
-                ps.setInt(i, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getInt(1);
+    /** H2 and MariaDB: the claim's charge as statements of their own, in the claim's transaction. */
+    private void charge(Connection c, IdempotencyRecord record, QuotaCharge charge) throws SQLException {
+        boolean inFlight = !charge.inFlight()
+                || chargeOne(c, record.tenant(), record.principal(), RecordSql.ALL_ENDPOINTS, charge.maxInFlight());
+        boolean key = !charge.key() || !inFlight
+                || chargeOne(c, record.tenant(), record.principal(), record.endpoint(), charge.maxKeys());
+        refuseOverLimit(charge, inFlight, key);
+    }
+
+    // One up unless at the limit; the row is created by the first charge (a concurrent creator wins the
+    // primary key, and the update is tried again on its row).
+    private boolean chargeOne(Connection c, String tenant, String principal, String row, int limit)
+            throws SQLException {
+        try (PreparedStatement update = c.prepareStatement(sql.charge)) {
+            setAll(update, tenant, principal, row);
+            update.setInt(4, limit == 0 ? Integer.MAX_VALUE : limit);
+            if (update.executeUpdate() == 1) {
+                return true;
+            }
+            try (PreparedStatement create = c.prepareStatement(sql.createQuota)) {
+                setAll(create, tenant, principal, row);
+                create.executeUpdate();
+                return true;
+            } catch (SQLException e) {
+                if (dialect.classify(e) != Dialect.Failure.DUPLICATE) {
+                    throw e;
                 }
             }
-        });
+            return update.executeUpdate() == 1;
+        }
+    }
+
+    private static void refuseOverLimit(QuotaCharge charge, boolean inFlightCharged, boolean keyCharged) {
+        if (charge.inFlight() && !inFlightCharged) {
+            throw new QuotaExceededException(QuotaExceededException.Limit.IN_FLIGHT);
+        }
+        if (charge.key() && !keyCharged) {
+            throw new QuotaExceededException(QuotaExceededException.Limit.KEYS);
+        }
+    }
+
+    private static int setRecord(PreparedStatement ps, int start, IdempotencyRecord record) throws SQLException {
+        int i = start;
+        ps.setString(i++, record.scopeKey());
+        ps.setString(i++, record.tenant());
+        ps.setString(i++, record.principal());
+        ps.setString(i++, record.endpoint());
+        ps.setString(i++, record.requestHash());
+        ps.setString(i++, record.status().name());
+        i = setOutcome(ps, i, record.resourceId(), record.response());
+        ps.setString(i++, record.ownerToken());
+        setInstant(ps, i++, record.leaseUntil().orElse(null));
+        ps.setInt(i++, record.attempts());
+        setInstant(ps, i++, record.createdAt());
+        setInstant(ps, i++, record.updatedAt());
+        setInstant(ps, i++, record.expiresAt());
+        return i;
+    }
+
+    private static int setCharge(PreparedStatement ps, int start, QuotaCharge charge) throws SQLException {
+        int i = start;
+        ps.setBoolean(i++, charge.inFlight());
+        ps.setInt(i++, charge.maxInFlight() == 0 ? Integer.MAX_VALUE : charge.maxInFlight());
+        ps.setBoolean(i++, charge.key());
+        ps.setInt(i++, charge.maxKeys() == 0 ? Integer.MAX_VALUE : charge.maxKeys());
+        return i;
+    }
+
+    private static void setAll(PreparedStatement ps, String... values) throws SQLException {
+        setAll(ps, 1, values);
+    }
+
+    private static void setAll(PreparedStatement ps, int start, String... values) throws SQLException {
+        for (int i = 0; i < values.length; i++) {
+            ps.setString(start + i, values[i]);
+        }
+    }
+
+    // The first row of a query answering counts.
+    private static int[] counts(PreparedStatement ps, int columns) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            int[] counts = new int[columns];
+            for (int i = 0; i < columns; i++) {
+                counts[i] = rs.getInt(i + 1);
+            }
+            return counts;
+        }
     }
 
     private static int setOutcome(PreparedStatement ps, int start, Optional<String> resourceId,

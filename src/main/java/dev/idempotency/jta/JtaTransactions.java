@@ -59,6 +59,16 @@ public final class JtaTransactions implements TransactionBoundary {
         }
     }
 
+    @Override
+    public <T> T withoutTransaction(Supplier<T> read) {
+        Transaction suspended = suspend();
+        try {
+            return read.get();
+        } finally {
+            resume(suspended);
+        }
+    }
+
     /** The business transaction: the caller's when one is active, else a new one owned by the library. */
     public BusinessTransaction joinOrBegin() {
         try {

@@ -14,34 +14,57 @@ import java.util.Optional;
 public interface RecordStore {
 
     /**
-     * Inserts a new PROCESSING record. Never looks first: the unique primary key decides.
+     * Inserts a new PROCESSING record and charges it to its caller's limits, atomically. The unique primary
+     * key decides between concurrent claims, whatever the protocol read before.
      *
      * @throws DuplicateRecordException when a record with the same scope key exists
+     * @throws QuotaExceededException   when the charge would pass a limit (the transaction must roll back)
      */
-    void insert(IdempotencyRecord record);
+    void insert(IdempotencyRecord record, QuotaCharge charge);
+
+    /** {@link #insert(IdempotencyRecord, QuotaCharge)}, counted but never refused by a limit. */
+    default void insert(IdempotencyRecord record) {
+        insert(record, QuotaCharge.UNLIMITED);
+    }
 
     /** The record with that scope key, expired or not. */
     Optional<IdempotencyRecord> find(String scopeKey);
 
     /**
      * Replaces a record whose owner token and status are still the ones read, with a new PROCESSING
-     * record (new owner token, lease, attempt count). A conditional update: false when another executor
-     * changed the record first.
+     * record (new owner token, lease, attempt count), and charges it to the caller's limits. A conditional
+     * update: false when another executor changed the record first.
+     *
+     * @throws QuotaExceededException when the charge would pass a limit (the transaction must roll back)
      */
     boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
-                     IdempotencyRecord replacement);
+                     IdempotencyRecord replacement, QuotaCharge charge);
+
+    /** {@link #takeOver(String, String, RecordStatus, IdempotencyRecord, QuotaCharge)} without limits. */
+    default boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
+                             IdempotencyRecord replacement) {
+        return takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement,
+                new QuotaCharge(expectedStatus != RecordStatus.PROCESSING, 0, false, 0));
+    }
 
     /**
-     * Ends an execution: updates the record only {@code WHERE owner_token = ? AND status = 'PROCESSING'}.
-     * False means the executor was fenced out and must not report success.
+     * Ends an execution: updates the record only {@code WHERE owner_token = ? AND status = 'PROCESSING'},
+     * and gives its caller's in-flight unit back in the same transaction. False means the executor was
+     * fenced out and must not report success. Expiry never moves earlier than the claim set it.
      */
     boolean finish(String scopeKey, String ownerToken, Completion completion);
 
-    /** How many unexpired PROCESSING records the principal has, counting at most {@code limit}. */
-    int countInFlight(String tenant, String principal, Instant now, int limit);
-
-    /** How many unexpired records the principal has on the endpoint, counting at most {@code limit}. */
-    int countRetained(String tenant, String principal, String endpoint, Instant now, int limit);
+    /**
+     * Makes room under a limit that a claim met, if there is any to make: for {@code IN_FLIGHT} the caller's
+     * PROCESSING records whose lease ran out become FAILED_RETRYABLE (fenced: their executors can no longer
+     * finish), for {@code KEYS} the caller's expired finished records on the endpoint are deleted; then the
+     * count is taken again. Scans the caller's records, so it runs only when a limit is met, and at most
+     * once a second per caller and limit.
+     *
+     * @return true when the count went down, so that the claim is worth trying again
+     */
+    boolean reconcile(QuotaExceededException.Limit limit, String tenant, String principal, String endpoint,
+                      Instant now);
 
     /**
      * Deletes at most {@code batchSize} records that expired before {@code now} and are not PROCESSING,

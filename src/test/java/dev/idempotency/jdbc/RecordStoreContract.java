@@ -1,9 +1,18 @@
 package dev.idempotency.jdbc;
 
 import dev.idempotency.RecordStatus;
+import dev.idempotency.testing.PolicyBuilder;
+import dev.idempotency.core.Operation;
+import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.Admission;
+import dev.idempotency.ProblemType;
+import dev.idempotency.IdempotencyException;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.QuotaCharge;
+import dev.idempotency.spi.QuotaExceededException;
 import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.StoredResponse;
 import dev.idempotency.testing.Databases;
@@ -32,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** What every database must do for the JDBC store; run against H2 and the machine's PostgreSQL and MariaDB. */
 abstract class RecordStoreContract {
     private static final Instant NOW = Instant.parse("2026-12-03T10:15:30.123456Z");
-    private StoreFixture db;
+    StoreFixture db;
 
     abstract String database();
 
@@ -95,23 +104,71 @@ abstract class RecordStoreContract {
     }
 
     @Test
-    void countsAreScopedToThePrincipalAndCapped() {
-        for (int i = 0; i < 5; i++) {
-            int n = i;
-            tx(() -> db.store.insert(processing("live" + n, "t" + n, NOW)));
+    void chargesAreScopedToTheCallerRefusedAtTheLimitAndGivenBackByTheFinish() {
+        QuotaCharge twoInFlight = new QuotaCharge(true, 2, true, 0);
+        tx(() -> db.store.insert(processing("a1", "t1", NOW), twoInFlight));
+        tx(() -> db.store.insert(processing("a2", "t2", NOW), twoInFlight));
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("a3", "t3", NOW), twoInFlight)))
+                .isInstanceOfSatisfying(QuotaExceededException.class,
+                        e -> assertThat(e.limit()).isEqualTo(QuotaExceededException.Limit.IN_FLIGHT));
+        assertThat(tx(() -> db.store.find(scope("a3")))).as("nothing of a refused claim stays").isEmpty();
+        tx(() -> db.store.insert(processingOf("bob", "b1", "tb"), twoInFlight));
+        assertThat(tx(() -> db.store.finish(scope("a1"), token("t1"), new Completion(RecordStatus.SUCCEEDED,
+                Optional.empty(), Optional.empty(), NOW, NOW.plus(Duration.ofDays(1)))))).isTrue();
+        tx(() -> db.store.insert(processing("a3", "t3", NOW), twoInFlight));
+        assertThat(db.rows("principal = 'alice'")).isEqualTo(3);
+
+        QuotaCharge threeKeys = new QuotaCharge(true, 0, true, 3);
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("a4", "t4", NOW), threeKeys)))
+                .isInstanceOfSatisfying(QuotaExceededException.class,
+                        e -> assertThat(e.limit()).isEqualTo(QuotaExceededException.Limit.KEYS));
+        tx(() -> db.store.insert(processingOf("bob", "b2", "tb2"), threeKeys));
+    }
+
+    @Test
+    void reconcilingAtALimitReleasesRunOutLeasesAndDeletesExpiredRecordsOnceASecond() {
+        QuotaCharge twoInFlight = new QuotaCharge(true, 2, true, 0);
+        tx(() -> db.store.insert(withLease(processing("s1", "t1", NOW), NOW.minusSeconds(1)), twoInFlight));
+        tx(() -> db.store.insert(processing("live", "t2", NOW), twoInFlight));
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("s3", "t3", NOW), twoInFlight)))
+                .isInstanceOf(QuotaExceededException.class);
+        assertThat(tx(() -> db.store.reconcile(QuotaExceededException.Limit.IN_FLIGHT, "acme", "alice", "payments", NOW)))
+                .isTrue();
+        assertThat(tx(() -> db.store.find(scope("s1"))).orElseThrow().status()).isEqualTo(RecordStatus.FAILED_RETRYABLE);
+        assertThat(tx(() -> db.store.find(scope("live"))).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
+        Completion late = new Completion(RecordStatus.SUCCEEDED, Optional.empty(), Optional.empty(), NOW, NOW.plusSeconds(9));
+        assertThat(tx(() -> db.store.finish(scope("s1"), token("t1"), late))).as("its executor is fenced").isFalse();
+        tx(() -> db.store.insert(processing("s3", "t3", NOW), twoInFlight));
+
+        Instant later = NOW.plus(Duration.ofDays(2));
+        QuotaCharge threeKeys = new QuotaCharge(true, 0, true, 3);
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("s4", "t4", later), threeKeys)))
+                .isInstanceOf(QuotaExceededException.class);
+        assertThat(tx(() -> db.store.reconcile(QuotaExceededException.Limit.KEYS, "acme", "alice", "payments", later)))
+                .as("s1 (released, expired) is deleted; PROCESSING records stay").isTrue();
+        assertThat(tx(() -> db.store.find(scope("s1")))).isEmpty();
+        assertThat(tx(() -> db.store.find(scope("live")))).isPresent();
+        tx(() -> db.store.insert(processing("s4", "t4", later), threeKeys));
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("s5", "t5", later), threeKeys)))
+                .isInstanceOf(QuotaExceededException.class);
+        assertThat(tx(() -> db.store.reconcile(QuotaExceededException.Limit.KEYS, "acme", "alice", "payments", later)))
+                .as("checked a moment ago: no second scan").isFalse();
+    }
+
+    @Test
+    void purgeGivesTheDeletedRecordsBackToTheirCallersCount() {
+        QuotaCharge twoKeys = new QuotaCharge(true, 0, true, 2);
+        for (String key : List.of("p1", "p2")) {
+            tx(() -> db.store.insert(processing(key, "t" + key, NOW), twoKeys));
+            tx(() -> db.store.finish(scope(key), token("t" + key), new Completion(RecordStatus.SUCCEEDED,
+                    Optional.empty(), Optional.empty(), NOW, NOW.plus(Duration.ofDays(1)))));
         }
-        IdempotencyRecord expiredLease = withLease(processing("stale", "ts", NOW), NOW.minusSeconds(1));
-        tx(() -> db.store.insert(expiredLease));
-        IdempotencyRecord other = new IdempotencyRecord(scope("bob1"), "acme", "bob", "payments", "v1:x",
-                RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token("tb"), Optional.of(NOW.plusSeconds(30)),
-                1, NOW, NOW, NOW.plus(Duration.ofDays(1)));
-        tx(() -> db.store.insert(other));
-        assertThat(tx(() -> db.store.countInFlight("acme", "alice", NOW, 100))).isEqualTo(5);
-        assertThat(tx(() -> db.store.countInFlight("acme", "alice", NOW, 3))).isEqualTo(3);
-        assertThat(tx(() -> db.store.countInFlight("globex", "alice", NOW, 100))).isZero();
-        assertThat(tx(() -> db.store.countRetained("acme", "alice", "payments", NOW, 100))).isEqualTo(6);
-        assertThat(tx(() -> db.store.countRetained("acme", "alice", "refunds", NOW, 100))).isZero();
-        assertThat(tx(() -> db.store.countRetained("acme", "alice", "payments", NOW.plus(Duration.ofDays(2)), 100))).isZero();
+        Instant later = NOW.plus(Duration.ofDays(2));
+        assertThatThrownBy(() -> tx(() -> db.store.insert(processing("p3", "tp3", later), twoKeys)))
+                .isInstanceOf(QuotaExceededException.class);
+        assertThat(tx(() -> db.store.purgeExpired(later, 10))).isEqualTo(2);
+        tx(() -> db.store.insert(processing("p3", "tp3", later), twoKeys));
+        tx(() -> db.store.insert(processing("p4", "tp4", later), twoKeys));
     }
 
     @Test
@@ -205,6 +262,108 @@ abstract class RecordStoreContract {
     }
 
     @Test
+    void sixtyFourConcurrentNewOperationsOfOneCallerNeverPassTheInFlightLimit() throws Exception {
+        assertRaceOfOneCallerStaysWithin(PolicyBuilder.defaults().with(p -> p.maxInFlight = 5),
+                ProblemType.TOO_MANY_IN_FLIGHT, "status = 'PROCESSING'");
+    }
+
+    @Test
+    void sixtyFourConcurrentNewOperationsOfOneCallerNeverPassTheKeyLimit() throws Exception {
+        assertRaceOfOneCallerStaysWithin(PolicyBuilder.defaults().with(p -> {
+            p.maxInFlight = 0;
+            p.maxKeys = 5;
+        }), ProblemType.TOO_MANY_KEYS, "endpoint = 'payments.create'");
+    }
+
+    // 64 threads of alice, each with a key of its own, released at once: at most 5 claims, the rest 429 (or
+    // 503 while the caller's quota row is created under contention), never a sixth record.
+    private void assertRaceOfOneCallerStaysWithin(PolicyBuilder policy, ProblemType refusal, String counted)
+            throws Exception {
+        IdempotencyProtocol protocol = db.protocol();
+        int threads = 64;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger executed = new AtomicInteger();
+        Map<String, AtomicInteger> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Future<?>> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < threads; i++) {
+                Operation op = StoreFixture.operation("race-" + i, policy.build());
+                all.add(pool.submit(() -> {
+                    start.await();
+                    try {
+                        assertThat(protocol.admit(op)).isInstanceOf(Admission.Execute.class);
+                        executed.incrementAndGet();
+                    } catch (IdempotencyException refused) {
+                        answers.computeIfAbsent(refused.problem().type().name(), t -> new AtomicInteger()).incrementAndGet();
+                        assertThat(refused.problem().type()).isIn(refusal, ProblemType.STORE_UNAVAILABLE);
+                        assertThat(refused.problem().retryAfterSeconds()).isPresent();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : all) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println(database() + ": 64 concurrent new operations of one caller, limit 5: " + executed
+                + " executed, refused " + answers);
+        assertThat(executed.get()).isBetween(1, 5);
+        assertThat(db.rows("principal = 'alice' AND " + counted)).isEqualTo(executed.get());
+        assertThat(answers.getOrDefault(refusal.name(), new AtomicInteger()).get()).as("refused by the limit").isPositive();
+    }
+
+    @Test
+    void aReplayCostsOneSelectAndNoTransaction() {
+        CountingDataSource counting = new CountingDataSource(db.database.dataSource());
+        JdbcRecordStore store = JdbcRecordStore.forDataSource(counting, db.table);
+        java.util.concurrent.atomic.AtomicInteger transactions = new java.util.concurrent.atomic.AtomicInteger();
+        dev.idempotency.core.TransactionBoundary countingTransactions = new dev.idempotency.core.TransactionBoundary() {
+            @Override
+            public <T> T requiresNew(java.util.function.Supplier<T> work) {
+                transactions.incrementAndGet();
+                return db.transactions.requiresNew(work);
+            }
+
+            @Override
+            public <T> T withoutTransaction(java.util.function.Supplier<T> read) {
+                return db.transactions.withoutTransaction(read);
+            }
+        };
+        IdempotencyProtocol protocol = new IdempotencyProtocol(store, countingTransactions, java.time.Clock.systemUTC(),
+                new java.security.SecureRandom(), e -> { }, 1);
+        Operation op = StoreFixture.operation("replayed");
+        Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
+        assertThat(protocol.finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(new StoredResponse(201, headers(),
+                "{}".getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN)))).isTrue();
+        counting.statements.clear();
+        transactions.set(0);
+
+        assertThat(protocol.admit(op)).isInstanceOf(Admission.Replay.class);
+        assertThat(counting.statements).as("one read by primary key").hasSize(1);
+        assertThat(counting.statements.get(0)).startsWith("SELECT").contains("WHERE scope_key = ?");
+        assertThat(transactions).as("no transaction of its own").hasValue(0);
+    }
+
+    @Test
+    void aLostClaimRaceIsAnsweredWithoutAFailedStatement() {
+        tx(() -> db.store.insert(processing("k1", "token-1", NOW)));
+        // Inside one transaction: on PostgreSQL a failed statement would abort it, and the read after would fail.
+        Optional<IdempotencyRecord> afterwards = tx(() -> {
+            try {
+                db.store.insert(processing("k1", "token-2", NOW));
+                throw new AssertionError("a duplicate was inserted");
+            } catch (DuplicateRecordException expected) {
+                return db.store.find(scope("k1"));
+            }
+        });
+        assertThat(afterwards.orElseThrow().ownerToken()).isEqualTo(token("token-1"));
+    }
+
+    @Test
     void theDatabaseClockCorrectsALocalClockThatRunsAhead() {
         java.time.Clock ahead = java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofSeconds(60));
         DatabaseClock clock = db.store.databaseClock(ahead, Duration.ofMinutes(1));
@@ -238,17 +397,23 @@ abstract class RecordStoreContract {
         return String.format("%32s", name).replace(' ', 'f');
     }
 
-    private static Map<String, List<String>> headers() {
+    static Map<String, List<String>> headers() {
         Map<String, List<String>> h = new LinkedHashMap<>();
         h.put("Content-Type", List.of("application/json"));
         h.put("Location", List.of("http://127.0.0.1/demo/api/payments/p-1"));
         return h;
     }
 
-    private static IdempotencyRecord processing(String key, String owner, Instant at) {
+    static IdempotencyRecord processing(String key, String owner, Instant at) {
         return new IdempotencyRecord(scope(key), "acme", "alice", "payments", "v1:" + "ab".repeat(32),
                 RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token(owner), Optional.of(at.plusSeconds(30)),
                 1, at, at, at.plus(Duration.ofDays(1)));
+    }
+
+    private static IdempotencyRecord processingOf(String principal, String key, String owner) {
+        return new IdempotencyRecord(scope(key), "acme", principal, "payments", "v1:" + "ab".repeat(32),
+                RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token(owner), Optional.of(NOW.plusSeconds(30)),
+                1, NOW, NOW, NOW.plus(Duration.ofDays(1)));
     }
 
     private static IdempotencyRecord withLease(IdempotencyRecord r, Instant lease) {
@@ -257,14 +422,14 @@ abstract class RecordStoreContract {
                 r.updatedAt(), r.expiresAt());
     }
 
-    private void tx(Runnable work) {
+    void tx(Runnable work) {
         db.transactions.requiresNew(() -> {
             work.run();
             return null;
         });
     }
 
-    private <T> T tx(java.util.function.Supplier<T> work) {
+    <T> T tx(java.util.function.Supplier<T> work) {
         return db.transactions.requiresNew(work);
     }
 }

@@ -35,6 +35,7 @@ class ServerConfigSqlTest {
     void theOperatorsSchemaAndPurgeWorkWithTheStore(String name) throws Exception {
         TestDatabase db = Databases.named(name);
         db.update("DROP TABLE IF EXISTS " + TABLE);
+        db.update("DROP TABLE IF EXISTS " + TABLE + "_quota");
         run(db, Path.of("server-config/sql/schema-" + name + ".sql"));
         JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
         JtaTransactions tx = new JtaTransactions(Narayana.transactionManager());
@@ -56,6 +57,7 @@ class ServerConfigSqlTest {
         assertThat(db.count("SELECT COUNT(*) FROM " + TABLE)).isEqualTo(2);
         assertThat(db.count("SELECT COUNT(*) FROM " + TABLE + " WHERE status = 'PROCESSING'")).isEqualTo(2);
         db.update("DROP TABLE " + TABLE);
+        db.update("DROP TABLE " + TABLE + "_quota");
     }
 
     private static void run(TestDatabase db, Path script) throws IOException, SQLException {

@@ -18,6 +18,7 @@ public final class StoreFixture {
         this.table = table;
         this.transactions = new JtaTransactions(Narayana.transactionManager());
         database.update("DROP TABLE IF EXISTS " + table);
+        database.update("DROP TABLE IF EXISTS " + table + "_quota");
         this.store = JdbcRecordStore.forDataSource(database.dataSource(), table);
         transactions.requiresNew(() -> {
             store.createSchema();
@@ -33,6 +34,11 @@ public final class StoreFixture {
 
     /** alice's (tenant acme) request with this key to payments.create, body {@code {}}, default policy. */
     public static dev.idempotency.core.Operation operation(String key) {
+        return operation(key, PolicyBuilder.defaults().build());
+    }
+
+    /** alice's (tenant acme) request with this key, body {@code {}}, under that policy. */
+    public static dev.idempotency.core.Operation operation(String key, dev.idempotency.core.EndpointPolicy policy) {
         dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
                 "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 java.util.List.of(), new dev.idempotency.json.JacksonCanonicalJson());
@@ -40,7 +46,7 @@ public final class StoreFixture {
                 fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
                         "acme/alice", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.util.Set.of(),
                         java.util.Map.of()),
-                PolicyBuilder.defaults().build(), java.util.Optional.empty());
+                policy, java.util.Optional.empty());
     }
 
     public long rows(String where, Object... args) {

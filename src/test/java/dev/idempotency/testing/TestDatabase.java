@@ -28,6 +28,11 @@ public final class TestDatabase {
     private final AgroalDataSource dataSource;
 
     private TestDatabase(String name, String url, String user, String password) {
+        this(name, url, user, password, 40, java.time.Duration.ofSeconds(20));
+    }
+
+    private TestDatabase(String name, String url, String user, String password, int poolSize,
+                         java.time.Duration acquisitionTimeout) {
         this.name = name;
         this.url = url;
         this.user = user;
@@ -35,8 +40,8 @@ public final class TestDatabase {
         try {
             AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
                     .connectionPoolConfiguration(pool -> pool
-                            .maxSize(40)
-                            .acquisitionTimeout(java.time.Duration.ofSeconds(20))
+                            .maxSize(poolSize)
+                            .acquisitionTimeout(acquisitionTimeout)
                             .transactionIntegration(new NarayanaTransactionIntegration(
                                     Narayana.transactionManager(), Narayana.registry()))
                             .connectionFactoryConfiguration(factory -> factory
@@ -80,6 +85,11 @@ public final class TestDatabase {
             default -> throw new IllegalStateException(name);
         };
         return new TestDatabase(name, shortWaits, user, password);
+    }
+
+    /** The same database through a pool of its own with {@code size} connections, waiting at most that long for one. */
+    public TestDatabase withPool(int size, java.time.Duration acquisitionTimeout) {
+        return new TestDatabase(name, url, user, password, size, acquisitionTimeout);
     }
 
     /** A connection of its own, outside the pool and outside any JTA transaction. */
