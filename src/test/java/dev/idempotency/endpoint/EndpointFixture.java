@@ -77,6 +77,7 @@ final class EndpointFixture {
         dispatcher.getProviderFactory().register(new ResteasyJackson2Provider());
         dispatcher.getProviderFactory().register(IdempotencyFeature.class);
         dispatcher.getProviderFactory().register(HeaderAuthentication.class);
+        dispatcher.getProviderFactory().register(EntityReads.class);
         dispatcher.getProviderFactory().register(ApplicationMappers.Rejected.class);
         dispatcher.getProviderFactory().register(ApplicationMappers.Unavailable.class);
         dispatcher.getProviderFactory().register(ApplicationMappers.Duplicate.class);

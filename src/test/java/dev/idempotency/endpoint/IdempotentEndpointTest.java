@@ -57,8 +57,23 @@ class IdempotentEndpointTest {
     void clean() {
         h2.update("DELETE FROM test_payment");
         h2.update("DELETE FROM " + TestStore.TABLE);
+        h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
         weld.select(EventLog.class).get().clear();
         PaymentResource.duringExecution = key -> { };
+    }
+
+    @Test
+    void aReplayIsAnsweredBeforeTheEntityIsRead() {
+        String key = newKey();
+        assertThat(http.post("payments", payment("E-1")).key(key).send().status()).isEqualTo(201);
+        int reads = EntityReads.COUNT.get();
+        Http.Reply replay = http.post("payments", payment("E-1")).key(key).send();
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        Http.Reply mismatch = http.post("payments", payment("E-2")).key(key).send();
+        assertThat(mismatch.status()).isEqualTo(422);
+        assertThat(EntityReads.COUNT.get()).as("no entity parsed for a replay or a rejection").isEqualTo(reads);
+        assertThat(http.post("payments", payment("E-3")).key(newKey()).send().status()).isEqualTo(201);
+        assertThat(EntityReads.COUNT.get()).as("a new operation's entity is read").isEqualTo(reads + 1);
     }
 
     @Test
