@@ -24,6 +24,7 @@ import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
 import dev.idempotency.jaxrs.CapturedRequest;
 import dev.idempotency.jaxrs.OperationStatus;
+import dev.idempotency.jaxrs.ProblemResponses;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
 import dev.idempotency.json.JacksonCanonicalJson;
@@ -98,6 +99,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
     private ScheduledFuture<?> purgeTask;
+    private ProblemResponses problems;
+    private int maxRequestBytes;
     private ScheduledFuture<?> clockTask;
 
     /**
@@ -110,6 +113,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             return;
         }
         settings = new IdempotencySettings(SettingsSource.detect(loader));
+        problems = new ProblemResponses(settings.problemBase());
+        maxRequestBytes = settings.maxRequestBytes();
         if (settings.usesDevelopmentSecret()) {
             LOG.warning("IDEM-W001 idempotency.insecure-development-secret=true: request fingerprints use a publicly"
                     + " known secret. Never run like this in production.");
@@ -228,6 +233,16 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return settings;
     }
 
+    /** Problem responses under the configured type base, resolved at deployment. */
+    public ProblemResponses problems() {
+        return problems;
+    }
+
+    /** {@code idempotency.max-request-bytes}, resolved at deployment. */
+    public int maxRequestBytes() {
+        return maxRequestBytes;
+    }
+
     JtaTransactions transactions() {
         return transactions;
     }
@@ -317,7 +332,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     true, false);
         } else if (answer.get() instanceof Admission.Accepted accepted) {
             reply = new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
-                    settings.statusPath(op.policy().endpoint()), op.scope().key(), accepted.retryAfter()), false, false);
+                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false, false);
         } else {
             throw new IllegalStateException("IDEM-X003 an answer without a claim cannot be " + answer.get());
         }
@@ -355,28 +370,14 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     Fingerprinter.RequestFingerprint fingerprint(CapturedRequest request, EndpointPolicy policy, Scope scope) {
         RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
-                apiVersion(request, policy.endpoint()), scope.tenant() + "/" + scope.principal(), request.body());
+                policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
+                request.body());
         try {
             return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
         } catch (CanonicalJson.MalformedBodyException e) {
             throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
                     "the request body is not valid JSON: " + e.getMessage()), e);
         }
-    }
-
-    private String apiVersion(CapturedRequest request, String endpoint) {
-        String source = settings.apiVersionSource(endpoint);
-        if (source.startsWith("header:")) {
-            List<String> values = request.header(source.substring("header:".length()));
-            return values.isEmpty() ? "" : String.join(",", values);
-        }
-        if (source.startsWith("path-segment:")) {
-            int index = Integer.parseInt(source.substring("path-segment:".length()));
-            String[] segments = java.util.Arrays.stream(request.path().split("/")).filter(s -> !s.isEmpty())
-                    .toArray(String[]::new);
-            return index < segments.length ? segments[index] : "";
-        }
-        return "";
     }
 
     /** The stored form of a first response under the endpoint's storage mode. */

@@ -72,7 +72,7 @@ public class IdempotentInterceptor {
             exchange.reply(new IdempotentExchange.Reply(replayable(replay.record(), method, invocation, request), true, false));
         } else if (admission instanceof Admission.Accepted accepted) {
             exchange.reply(new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
-                    runtime.settings().statusPath(policy.endpoint()), key, accepted.retryAfter()), false, false));
+                    policy.statusPath(), key, accepted.retryAfter()), false, false));
         }
         exchange.settled();
         return null;

@@ -5,6 +5,7 @@ import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.InFlightPolicy;
 import dev.idempotency.KeySource;
 import dev.idempotency.ResponseStorage;
+import dev.idempotency.core.ApiVersionSource;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.json.JacksonCanonicalJson;
@@ -233,16 +234,13 @@ public final class IdempotencySettings {
     }
 
     /** The API version source of an endpoint: {@code header:<name>}, {@code path-segment:<n>} or none. */
-    public String apiVersionSource(String endpoint) {
+    private ApiVersionSource apiVersionSource(String endpoint) {
         String value = endpointRaw(Setting.API_VERSION, endpoint, null);
-        if (value.isEmpty() || value.matches("header:.+") || value.matches("path-segment:\\d+")) {
-            return value;
+        try {
+            return ApiVersionSource.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw invalid(keyOf(Setting.API_VERSION, endpoint), value, e.getMessage());
         }
-        throw invalid(keyOf(Setting.API_VERSION, endpoint), value, "must be header:<name>, path-segment:<n> or empty");
-    }
-
-    public String statusPath(String endpoint) {
-        return endpointRaw(Setting.STATUS_PATH, endpoint, null);
     }
 
     /**
@@ -301,7 +299,7 @@ public final class IdempotencySettings {
                 ignored, defaults, nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
-                replayed, retryAfterMax);
+                replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null));
     }
 
     private Map<String, String> fieldDefaults(String endpoint) {

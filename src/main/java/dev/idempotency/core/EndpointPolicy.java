@@ -35,6 +35,8 @@ import java.util.Set;
  * @param maxResponseBytes        the largest body kept for replay
  * @param replayedHeaders         response headers kept and replayed besides Location and Content-Type
  * @param retryAfterMax           the longest {@code Retry-After} promised to an in-flight duplicate
+ * @param apiVersion              where the API version of a request is read for its fingerprint
+ * @param statusPath              path of the status resource under the application's base URI (202 Location)
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -42,9 +44,12 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              List<Class<? extends Throwable>> finalOn, List<Class<? extends Throwable>> retryOn,
                              boolean externalSideEffects, int mismatchStatus, Set<String> ignoredFields,
                              Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
-                             int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax) {
+                             int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
+                             ApiVersionSource apiVersion, String statusPath) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
+        Objects.requireNonNull(apiVersion, "apiVersion");
+        Objects.requireNonNull(statusPath, "statusPath");
         if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
             throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
         }

@@ -9,7 +9,6 @@ import dev.idempotency.cdi.IdempotentExchange;
 import dev.idempotency.cdi.IdempotentMethod;
 import dev.idempotency.core.Operation;
 import jakarta.annotation.Priority;
-import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -38,6 +37,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
     ResourceInfo resourceInfo;
     @Context
     Providers providers;
+    private final Collaborators collaborators = new Collaborators();
 
     @Override
     public void filter(ContainerRequestContext context) throws IOException {
@@ -45,8 +45,8 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         if (method == null || !isIdempotent(method, resourceInfo.getResourceClass())) {
             return;
         }
-        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
-        ProblemResponses problems = new ProblemResponses(runtime.settings().problemBase());
+        IdempotencyRuntime runtime = collaborators.runtime();
+        ProblemResponses problems = runtime.problems();
         IdempotentMethod idempotent = runtime.method(method);
         if (idempotent == null) {
             // Annotated, but CDI never saw the class: the interceptor would not run, so refuse loudly
@@ -57,7 +57,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
                     "this endpoint is not set up for idempotency; the server log says why")));
             return;
         }
-        int limit = runtime.settings().maxRequestBytes();
+        int limit = runtime.maxRequestBytes();
         byte[] body = readAtMost(context.getEntityStream(), limit);
         if (body == null) {
             context.abortWith(problems.toResponse(
@@ -78,7 +78,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             context.abortWith(problems.toResponse(rejected.problem()));
             return;
         }
-        IdempotentExchange exchange = CDI.current().select(IdempotentExchange.class).get();
+        IdempotentExchange exchange = collaborators.exchange();
         exchange.capture(captured, operation, runtime);
         if (operation == null) {
             return;

@@ -7,7 +7,6 @@ import dev.idempotency.cdi.IdempotentExchange;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.Priority;
-import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -26,10 +25,11 @@ import java.util.Optional;
  */
 @Priority(Priorities.AUTHENTICATION - 500)
 public class IdempotencyResponseFilter implements ContainerResponseFilter {
+    private final Collaborators collaborators = new Collaborators();
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        IdempotentExchange exchange = CDI.current().select(IdempotentExchange.class).get();
+        IdempotentExchange exchange = collaborators.exchange();
         if (exchange.request() == null || !exchange.isActive()) {
             return;
         }
@@ -38,7 +38,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
             if (!reply.awaitsCommit() || committedQuietly(exchange, reply, response)) {
                 ResponseSnapshots.apply(reply.response(), response, reply.replayed());
             } else if (exchange.hasCompleted()) {
-                settleCommit(exchange, reply, response);
+                settleCommit(collaborators.runtime(), exchange, reply, response);
             }
             return;
         }
@@ -46,7 +46,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         if (pending.isEmpty()) {
             return;
         }
-        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        IdempotencyRuntime runtime = collaborators.runtime();
         EndpointPolicy policy = exchange.policy();
         StoredResponse failure = ResponseSnapshots.ofContext(response, exchange.request(), policy);
         int status = failure.status();
@@ -70,16 +70,15 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
      * COMMIT): the fenced update tells. Committed: the first response is the answer. Known rollback: the
      * application's mapped answer stands. Otherwise (not committed, or undecidable): 503, retry the same key.
      */
-    private static void settleCommit(IdempotentExchange exchange, IdempotentExchange.Reply reply,
-                                     ContainerResponseContext response) {
-        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+    private static void settleCommit(IdempotencyRuntime runtime, IdempotentExchange exchange,
+                                     IdempotentExchange.Reply reply, ContainerResponseContext response) {
         Optional<Boolean> committed = runtime.settleCommit(exchange);
         if (committed.orElse(false)) {
             ResponseSnapshots.apply(reply.response(), response, false);
         } else if (!Boolean.FALSE.equals(exchange.hasCommitted()) || committed.isEmpty()) {
             Problem problem = Problem.of(ProblemType.STORE_UNAVAILABLE,
                     "the outcome could not be committed; retry with the same key").retryAfter(Duration.ofSeconds(1));
-            Response rendered = new ProblemResponses(runtime.settings().problemBase()).toResponse(problem);
+            Response rendered = runtime.problems().toResponse(problem);
             response.setStatus(rendered.getStatus());
             response.getHeaders().clear();
             response.getHeaders().putAll(rendered.getHeaders());

@@ -72,6 +72,12 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void withAnApiVersionSourceItCannotRead() {
+        set("idempotency.endpoints.valid.create.api-version", "cookie:version");
+        assertDeploymentFails(Misuses.Valid.class, "IDEM-C001", "idempotency.endpoints.valid.create.api-version");
+    }
+
+    @Test
     void aValidDeploymentStartsAndFindsItsMethods() {
         try (WeldContainer container = weld(Misuses.Valid.class).initialize()) {
             IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();

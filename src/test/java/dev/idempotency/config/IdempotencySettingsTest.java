@@ -86,6 +86,8 @@ class IdempotencySettingsTest {
         assertInvalid(Map.of("idempotency.replayed-headers", "Set-Cookie"), "idempotency.replayed-headers");
         assertInvalid(Map.of("idempotency.fingerprint.defaults", "currency=EUR"), "idempotency.fingerprint.defaults");
         assertInvalid(Map.of("idempotency.storage", "encrypted"), "idempotency.encryption.keys");
+        assertInvalid(Map.of("idempotency.endpoints.payments.api-version", "query:v"),
+                "idempotency.endpoints.payments.api-version");
         assertInvalidAtStart(Map.of("idempotency.table", "records; drop table x"), "idempotency.table");
         assertInvalidAtStart(Map.of("idempotency.key-max-length", "2000"), "idempotency.key-max-length");
         assertInvalidAtStart(Map.of("idempotency.key-pattern", "[unclosed"), "idempotency.key-pattern");
