@@ -1,5 +1,8 @@
 package dev.idempotency.cdi;
 
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentMethod;
+import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.ResponseStorage;

@@ -1,5 +1,8 @@
 package dev.idempotency.cdi;
 
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentMethod;
+import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
@@ -10,9 +13,9 @@ import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.Operation;
-import dev.idempotency.jaxrs.CapturedRequest;
-import dev.idempotency.jaxrs.OperationStatus;
-import dev.idempotency.jaxrs.ResponseSnapshots;
+import dev.idempotency.internal.CapturedRequest;
+import dev.idempotency.internal.OperationStatus;
+import dev.idempotency.internal.ResponseSnapshots;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;

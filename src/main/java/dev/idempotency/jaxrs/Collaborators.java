@@ -1,7 +1,7 @@
 package dev.idempotency.jaxrs;
 
-import dev.idempotency.cdi.IdempotencyRuntime;
-import dev.idempotency.cdi.IdempotentExchange;
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentExchange;
 import jakarta.enterprise.inject.spi.CDI;
 
 /**

@@ -1,12 +1,14 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.internal.ProblemResponses;
+import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.cdi.IdempotencyRuntime;
-import dev.idempotency.cdi.IdempotentExchange;
-import dev.idempotency.cdi.IdempotentMethod;
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentExchange;
+import dev.idempotency.internal.IdempotentMethod;
 import dev.idempotency.core.Operation;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;

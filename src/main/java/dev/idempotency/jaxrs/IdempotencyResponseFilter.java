@@ -1,9 +1,11 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.internal.ProblemResponses;
+import dev.idempotency.internal.ResponseSnapshots;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.cdi.IdempotencyRuntime;
-import dev.idempotency.cdi.IdempotentExchange;
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.Priority;

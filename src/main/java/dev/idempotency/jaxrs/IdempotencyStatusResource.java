@@ -1,9 +1,11 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.internal.CapturedRequest;
+import dev.idempotency.internal.OperationStatus;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.cdi.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyRecord;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.GET;

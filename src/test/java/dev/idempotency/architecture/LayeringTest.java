@@ -7,8 +7,9 @@ import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-/** The protocol stays plain Java; each adapter stays with its one technology. */
+/** The protocol stays plain Java; each adapter stays with its one technology; no package cycle. */
 class LayeringTest {
     private static final JavaClasses LIBRARY = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.idempotency");
@@ -18,6 +19,18 @@ class LayeringTest {
         classes().that().resideInAPackage("dev.idempotency.core..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax.crypto..",
                         "dev.idempotency", "dev.idempotency.spi..", "dev.idempotency.core..")
+                .check(LIBRARY);
+    }
+
+    @Test
+    void noPackageDependsOnItselfThroughAnother() {
+        slices().matching("dev.idempotency.(*)..").should().beFreeOfCycles().check(LIBRARY);
+    }
+
+    @Test
+    void theRequestPathKnowsNeitherTheInterceptorNorTheFilters() {
+        noClasses().that().resideInAPackage("dev.idempotency.internal..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.idempotency.cdi..", "dev.idempotency.jaxrs..")
                 .check(LIBRARY);
     }
 

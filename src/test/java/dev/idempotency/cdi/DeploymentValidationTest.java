@@ -1,5 +1,7 @@
 package dev.idempotency.cdi;
 
+import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentMethod;
 import com.arjuna.ats.jta.cdi.TransactionExtension;
 import dev.idempotency.endpoint.TestStore;
 import org.jboss.weld.environment.se.Weld;

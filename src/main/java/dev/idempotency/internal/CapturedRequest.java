@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.internal;
 
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.ext.Providers;

@@ -1,4 +1,4 @@
-package dev.idempotency.cdi;
+package dev.idempotency.internal;
 
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyEvent;
@@ -22,9 +22,6 @@ import dev.idempotency.core.Operation;
 import dev.idempotency.core.RequestFacts;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
-import dev.idempotency.jaxrs.CapturedRequest;
-import dev.idempotency.jaxrs.OperationStatus;
-import dev.idempotency.jaxrs.ProblemResponses;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
 import dev.idempotency.json.JacksonCanonicalJson;
@@ -108,7 +105,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      *
      * @throws IdempotencyDefinitionException for any invalid setting or annotation value
      */
-    synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader) {
+    public synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader) {
         if (started) {
             return;
         }
@@ -222,7 +219,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return protocol().purgeExpired(settings.purgeBatchSize(), 1000);
     }
 
-    IdempotencyProtocol protocol() {
+    public IdempotencyProtocol protocol() {
         if (!started) {
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the idempotency library has not started"));
         }
@@ -243,11 +240,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return maxRequestBytes;
     }
 
-    JtaTransactions transactions() {
+    public JtaTransactions transactions() {
         return transactions;
     }
 
-    KeyRules keyRules() {
+    public KeyRules keyRules() {
         return settings.keyRules();
     }
 
@@ -270,11 +267,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return null;
     }
 
-    EndpointPolicy policy(String endpoint) {
+    public EndpointPolicy policy(String endpoint) {
         return policies.get(endpoint);
     }
 
-    Optional<OutcomeResolver> resolverFor(EndpointPolicy policy) {
+    public Optional<OutcomeResolver> resolverFor(EndpointPolicy policy) {
         if (!policy.externalSideEffects()) {
             return Optional.empty();
         }
@@ -352,7 +349,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
     }
 
-    Scope scope(CapturedRequest request, String endpoint, String key) {
+    public Scope scope(CapturedRequest request, String endpoint, String key) {
         return scopeResolver.resolve(scopeRequest(request, endpoint, key));
     }
 
@@ -368,7 +365,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
     }
 
-    Fingerprinter.RequestFingerprint fingerprint(CapturedRequest request, EndpointPolicy policy, Scope scope) {
+    public Fingerprinter.RequestFingerprint fingerprint(CapturedRequest request, EndpointPolicy policy, Scope scope) {
         RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
                 policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
                 request.body());
@@ -381,7 +378,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     }
 
     /** The stored form of a first response under the endpoint's storage mode. */
-    StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
+    public StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
         return switch (policy.storage()) {
             case FULL -> first;
             case ENCRYPTED -> sealer.seal(first, scopeKey);
@@ -391,13 +388,13 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     }
 
     /** A stored response made readable again (decrypted); minimal bodies are rebuilt by the caller. */
-    StoredResponse opened(StoredResponse stored, String scopeKey) {
+    public StoredResponse opened(StoredResponse stored, String scopeKey) {
         return sealer.open(stored, scopeKey);
     }
 
 
     /** At the end of a request: a claim that nobody finished goes back (or its commit outcome is settled). */
-    void settleAbandoned(IdempotentExchange exchange) {
+    public void settleAbandoned(IdempotentExchange exchange) {
         try {
             if (exchange.reply() != null && exchange.reply().awaitsCommit()) {
                 if (!Boolean.TRUE.equals(exchange.hasCommitted())) {

@@ -1,11 +1,10 @@
-package dev.idempotency.cdi;
+package dev.idempotency.internal;
 
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.Scope;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Operation;
-import dev.idempotency.jaxrs.CapturedRequest;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.PreDestroy;
@@ -55,12 +54,12 @@ public class IdempotentExchange implements IdempotencyContext {
     }
 
     /** The request filter's read of the record, if it made one. */
-    Optional<Optional<IdempotencyRecord>> lastRead() {
+    public Optional<Optional<IdempotencyRecord>> lastRead() {
         return read ? Optional.of(lastRead) : Optional.empty();
     }
 
     /** The operation the request filter prepared, if the request carries a key. */
-    Optional<Operation> prepared() {
+    public Optional<Operation> prepared() {
         return Optional.ofNullable(prepared);
     }
 
@@ -75,19 +74,19 @@ public class IdempotentExchange implements IdempotencyContext {
         this.settled = true;
     }
 
-    void begin(Operation op) {
+    public void begin(Operation op) {
         this.operation = op;
     }
 
-    void claimed(Claim newClaim) {
+    public void claimed(Claim newClaim) {
         this.claim = newClaim;
     }
 
-    Claim claim() {
+    public Claim claim() {
         return claim;
     }
 
-    Operation operation() {
+    public Operation operation() {
         return operation;
     }
 
@@ -96,7 +95,7 @@ public class IdempotentExchange implements IdempotencyContext {
         return operation == null ? null : operation.policy();
     }
 
-    void reply(Reply answer) {
+    public void reply(Reply answer) {
         this.reply = answer;
     }
 
@@ -105,7 +104,7 @@ public class IdempotentExchange implements IdempotencyContext {
     }
 
     /** The business method threw: the response filter records the mapped response as a failure. */
-    void failedWith(Optional<Boolean> retryableByType) {
+    public void failedWith(Optional<Boolean> retryableByType) {
         this.failureRetryable = retryableByType;
     }
 
@@ -115,7 +114,7 @@ public class IdempotentExchange implements IdempotencyContext {
     }
 
     /** A joined business transaction ended: committed (true), rolled back (false) or unknown (null). */
-    void completed(Boolean outcome) {
+    public void completed(Boolean outcome) {
         this.completed = true;
         this.committed = outcome;
     }
@@ -131,7 +130,7 @@ public class IdempotentExchange implements IdempotencyContext {
     }
 
     /** The claim needs nothing more: finished, released or replayed. */
-    void settled() {
+    public void settled() {
         this.settled = true;
     }
 

@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

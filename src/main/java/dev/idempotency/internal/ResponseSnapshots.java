@@ -1,4 +1,4 @@
-package dev.idempotency.jaxrs;
+package dev.idempotency.internal;
 
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;

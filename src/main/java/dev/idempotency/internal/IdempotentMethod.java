@@ -1,4 +1,4 @@
-package dev.idempotency.cdi;
+package dev.idempotency.internal;
 
 import dev.idempotency.Idempotent;
 
