@@ -270,6 +270,47 @@ class PaymentsContractIT {
     }
 
     @Test
+    void sixtyFourConcurrentNewOperationsOfOneUserNeverRunMoreThanFive() throws Exception {
+        // The demo allows 5 operations in flight per user; each payment stays 1.5 s in its transaction, so all
+        // 64 overlap. The limit is counted in the claim's transaction: never a sixth, whatever the interleaving.
+        int senders = 64;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(senders);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<String> orders = new ArrayList<>();
+        List<java.util.concurrent.Future<Api.Reply>> replies = new ArrayList<>();
+        try {
+            for (int i = 0; i < senders; i++) {
+                String order = order("Q" + i);
+                orders.add(order);
+                replies.add(pool.submit(() -> {
+                    go.await();
+                    return api.post("payments", payment(order, "1")).as("carol").key(key())
+                            .header("X-Demo-Delay-Ms", "1500").send();
+                }));
+            }
+            go.countDown();
+            int created = 0;
+            for (java.util.concurrent.Future<Api.Reply> f : replies) {
+                Api.Reply reply = f.get(60, TimeUnit.SECONDS);
+                if (reply.status() == 201) {
+                    created++;
+                } else {
+                    assertProblem(reply, 429, "too-many-in-flight");
+                    assertThat(reply.header("Retry-After")).isNotNull();
+                }
+            }
+            assertThat(created).isBetween(1, 5);
+            int paid = 0;
+            for (String order : orders) {
+                paid += api.get("payments?merchantOrderNo=" + order).as("carol").send().list().size();
+            }
+            assertThat(paid).as("one payment per 201, none for a 429").isEqualTo(created);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void theStatusResourceShowsOnlyTheCallersOwnOperation() {
         String key = key();
         api.post("payments", payment(order("M"), "3")).key(key).send();
