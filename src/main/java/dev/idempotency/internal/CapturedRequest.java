@@ -1,5 +1,6 @@
 package dev.idempotency.internal;
 
+import dev.idempotency.core.RequestPreparation;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.ext.Providers;
 
@@ -24,7 +25,7 @@ import java.util.TreeMap;
  */
 public record CapturedRequest(String method, String path, URI baseUri, String contentType,
                               Map<String, List<String>> headers, byte[] body, SecurityContext security,
-                              Providers providers) {
+                              Providers providers) implements RequestPreparation.Incoming {
     public CapturedRequest {
         TreeMap<String, List<String>> copy = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.forEach((name, values) -> copy.merge(name, List.copyOf(values),
@@ -33,11 +34,18 @@ public record CapturedRequest(String method, String path, URI baseUri, String co
     }
 
     /** The values of a header, empty when absent. */
+    @Override
     public List<String> header(String name) {
         return headers.getOrDefault(name, List.of());
     }
 
+    @Override
+    public boolean isUserInRole(String role) {
+        return security != null && security.isUserInRole(role);
+    }
+
     /** The authenticated principal's name. */
+    @Override
     public Optional<String> principalName() {
         return Optional.ofNullable(security).map(SecurityContext::getUserPrincipal).map(java.security.Principal::getName);
     }

@@ -4,11 +4,9 @@ import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.IdempotencyMaintenance;
-import dev.idempotency.KeySource;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
-import dev.idempotency.Scope;
 import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.config.SettingsSource;
 import dev.idempotency.core.Admission;
@@ -19,7 +17,7 @@ import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.Operation;
-import dev.idempotency.core.RequestFacts;
+import dev.idempotency.core.RequestPreparation;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
 import dev.idempotency.jdbc.DatabaseClock;
@@ -30,7 +28,6 @@ import dev.idempotency.jta.TransactionManagerLookup;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.RecordStore;
-import dev.idempotency.spi.ScopeRequest;
 import dev.idempotency.spi.ScopeResolver;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.PreDestroy;
@@ -50,7 +47,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
@@ -91,7 +87,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private Fingerprinter fingerprinter;
     private CanonicalJson canonicalJson;
     private ResponseSealer sealer;
-    private ScopeResolver scopeResolver;
+    private RequestPreparation preparation;
     private Clock clock;
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
@@ -146,9 +142,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             databaseClock.refresh();
             clock = databaseClock;
         }
-        scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
+        ScopeResolver scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
                 : new DefaultScopeResolver(settings.tenantSource().fromHeader(), settings.tenantSource().value(),
                 settings.anonymousAllowed());
+        preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeResolver);
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         scheduleMaintenance(databaseClock);
@@ -292,17 +289,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      */
     public Optional<Operation> prepare(CapturedRequest request, IdempotentMethod method) {
         EndpointPolicy policy = policy(method.endpoint());
-        String key = key(policy, request);
-        if (key == null) {
-            if (policy.keyRequired()) {
-                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
-                        ? "the " + policy.keyName() + " header is required on this endpoint"
-                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
-            }
-            return Optional.empty();
-        }
-        Scope scope = scope(request, policy.endpoint(), key);
-        return Optional.of(Operation.of(scope, fingerprint(request, policy, scope), policy, resolverFor(policy)));
+        return preparation.prepare(request, policy, resolverFor(policy));
     }
 
     /**
@@ -337,44 +324,15 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return Optional.of(reply);
     }
 
-    private String key(EndpointPolicy policy, CapturedRequest request) {
-        if (policy.keySource() == KeySource.HEADER) {
-            return keyRules().fromHeader(request.header(policy.keyName()));
-        }
-        try {
-            return canonicalJson.scalarField(request.body(), policy.keyName()).map(keyRules()::validate).orElse(null);
-        } catch (CanonicalJson.MalformedBodyException e) {
-            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
-                    "the request body is not valid JSON: " + e.getMessage()), e);
-        }
-    }
-
-    public Scope scope(CapturedRequest request, String endpoint, String key) {
-        return scopeResolver.resolve(scopeRequest(request, endpoint, key));
-    }
-
     /** The scope of a status lookup: the same resolver, so another caller's key lands in another scope. */
     public Optional<IdempotencyRecord> findOwn(CapturedRequest request, String endpoint, String rawKey) {
         if (!policies.containsKey(endpoint)) {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND, "no such endpoint"));
         }
         String key = keyRules().parse(rawKey);
-        Scope scope = scope(request, endpoint, key);
-        String scopeKey = ScopeDigest.of(scope);
+        String scopeKey = ScopeDigest.of(preparation.scope(request, endpoint, key));
         return transactions.requiresNew(() -> store.find(scopeKey))
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
-    }
-
-    public Fingerprinter.RequestFingerprint fingerprint(CapturedRequest request, EndpointPolicy policy, Scope scope) {
-        RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
-                policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
-                request.body());
-        try {
-            return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
-        } catch (CanonicalJson.MalformedBodyException e) {
-            throw new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
-                    "the request body is not valid JSON: " + e.getMessage()), e);
-        }
     }
 
     /** The stored form of a first response under the endpoint's storage mode. */
@@ -456,34 +414,5 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             // An observer's failure must not change the outcome of the operation it observes.
             LOG.log(Level.WARNING, "IDEM-W004 an observer of " + event.getClass().getSimpleName() + " failed", e);
         }
-    }
-
-    static ScopeRequest scopeRequest(CapturedRequest request, String endpoint, String key) {
-        return new ScopeRequest() {
-            @Override
-            public Optional<String> principalName() {
-                return request.principalName();
-            }
-
-            @Override
-            public boolean isUserInRole(String role) {
-                return request.security() != null && request.security().isUserInRole(role);
-            }
-
-            @Override
-            public List<String> header(String name) {
-                return request.header(name);
-            }
-
-            @Override
-            public String endpoint() {
-                return endpoint;
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-        };
     }
 }

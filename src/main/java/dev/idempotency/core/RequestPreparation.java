@@ -1,0 +1,135 @@
+package dev.idempotency.core;
+
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.KeySource;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.Scope;
+import dev.idempotency.spi.OutcomeResolver;
+import dev.idempotency.spi.ScopeRequest;
+import dev.idempotency.spi.ScopeResolver;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The first step of the request path, in plain Java: from what an adapter captured of a request to the
+ * {@link Operation} the protocol decides on — the key (header or body field, by the key rules), the scope
+ * (the application's {@link ScopeResolver}) and the fingerprint. Every bad input is an
+ * {@link IdempotencyException} with its problem, before anything runs.
+ */
+public final class RequestPreparation {
+
+    /** What the protocol needs to know of an incoming request; the JAX-RS adapter captures it. */
+    public interface Incoming {
+        String method();
+
+        /** The raw request path. */
+        String path();
+
+        /** Content-Type as sent, or "". */
+        String contentType();
+
+        /** The values of a header (name case-insensitive), empty when absent. */
+        List<String> header(String name);
+
+        /** The buffered body. */
+        byte[] body();
+
+        /** The authenticated principal's name, if any. */
+        Optional<String> principalName();
+
+        /** Whether the caller has a role, as the container's security knows it. */
+        boolean isUserInRole(String role);
+    }
+
+    private final KeyRules keyRules;
+    private final CanonicalJson canonicalJson;
+    private final Fingerprinter fingerprinter;
+    private final ScopeResolver scopeResolver;
+
+    public RequestPreparation(KeyRules keyRules, CanonicalJson canonicalJson, Fingerprinter fingerprinter,
+                              ScopeResolver scopeResolver) {
+        this.keyRules = keyRules;
+        this.canonicalJson = canonicalJson;
+        this.fingerprinter = fingerprinter;
+        this.scopeResolver = scopeResolver;
+    }
+
+    /**
+     * The operation a request asks for.
+     *
+     * @return empty when the request carries no key and the endpoint does not require one
+     * @throws IdempotencyException for a missing or malformed key, a malformed body or a missing principal
+     */
+    public Optional<Operation> prepare(Incoming request, EndpointPolicy policy, Optional<OutcomeResolver> resolver) {
+        String key = key(policy, request);
+        if (key == null) {
+            if (policy.keyRequired()) {
+                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
+                        ? "the " + policy.keyName() + " header is required on this endpoint"
+                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
+            }
+            return Optional.empty();
+        }
+        Scope scope = scope(request, policy.endpoint(), key);
+        return Optional.of(Operation.of(scope, fingerprint(request, policy, scope), policy, resolver));
+    }
+
+    /** The scope of a key as the caller of this request owns it (another caller's key is another scope). */
+    public Scope scope(Incoming request, String endpoint, String key) {
+        return scopeResolver.resolve(new ScopeRequest() {
+            @Override
+            public Optional<String> principalName() {
+                return request.principalName();
+            }
+
+            @Override
+            public boolean isUserInRole(String role) {
+                return request.isUserInRole(role);
+            }
+
+            @Override
+            public List<String> header(String name) {
+                return request.header(name);
+            }
+
+            @Override
+            public String endpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public String key() {
+                return key;
+            }
+        });
+    }
+
+    private String key(EndpointPolicy policy, Incoming request) {
+        if (policy.keySource() == KeySource.HEADER) {
+            return keyRules.fromHeader(request.header(policy.keyName()));
+        }
+        try {
+            return canonicalJson.scalarField(request.body(), policy.keyName()).map(keyRules::validate).orElse(null);
+        } catch (CanonicalJson.MalformedBodyException e) {
+            throw malformed(e);
+        }
+    }
+
+    private Fingerprinter.RequestFingerprint fingerprint(Incoming request, EndpointPolicy policy, Scope scope) {
+        RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
+                policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
+                request.body());
+        try {
+            return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
+        } catch (CanonicalJson.MalformedBodyException e) {
+            throw malformed(e);
+        }
+    }
+
+    private static IdempotencyException malformed(CanonicalJson.MalformedBodyException e) {
+        return new IdempotencyException(Problem.of(ProblemType.BODY_MALFORMED,
+                "the request body is not valid JSON: " + e.getMessage()), e);
+    }
+}
