@@ -188,7 +188,7 @@ class DatabaseFaultsIT {
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (Checker.number(db, "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node4'"
-                    + " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE%'") == 0) {
+                    + " AND wait_event_type = 'Lock' AND query LIKE '%UPDATE idempotency_record SET status =%'") == 0) {
                 assertThat(System.nanoTime()).as("the record update never waited on the lock").isLessThan(deadline);
                 LoadClient.sleep(20);
             }

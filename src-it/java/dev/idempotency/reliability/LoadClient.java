@@ -54,7 +54,8 @@ final class LoadClient {
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
             history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter, sentAt);
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
-                    response.headers().firstValue("Content-Type").orElse(""));
+                    response.headers().firstValue("Content-Type").orElse(""),
+                    new String(response.body(), StandardCharsets.UTF_8));
         } catch (HttpTimeoutException e) {
             history.info(op.key(), name, sameBody, sentAt);
         } catch (IOException e) {
@@ -63,11 +64,11 @@ final class LoadClient {
             Thread.currentThread().interrupt();
             history.fail(op.key(), name, sameBody, "interrupted", sentAt);
         }
-        return new Answer(0, null, "");
+        return new Answer(0, null, "", "");
     }
 
-    /** What a request got: its status (0: nothing received), Retry-After and Content-Type. */
-    record Answer(int status, String retryAfter, String contentType) {
+    /** What a request got: its status (0: nothing received), Retry-After, Content-Type and body (for messages). */
+    record Answer(int status, String retryAfter, String contentType, String body) {
         /** A documented 503: problem+json with Retry-After. */
         boolean isRetryLater() {
             return status == 503 && retryAfter != null && contentType.startsWith("application/problem+json");
