@@ -114,7 +114,7 @@ public class IdempotentInterceptor {
                     ResponseSnapshots.resourceId(first));
         } catch (RuntimeException e) {
             tx.abandon();
-            exchange.failedWith(Optional.of(true));
+            exchange.failedWith(IdempotentExchange.FailureKind.RETRYABLE);
             throw e;
         }
         if (!finished) {
@@ -129,7 +129,7 @@ public class IdempotentInterceptor {
         if (tx.owned()) {
             commit(tx, claim, first, protocol);
         } else {
-            tx.afterCompletion(exchange::completed);
+            tx.afterCompletion(committed -> exchange.completed(IdempotentExchange.TransactionEnd.of(committed)));
             exchange.reply(new IdempotentExchange.Reply(first, false, true));
         }
         return result;
@@ -144,7 +144,7 @@ public class IdempotentInterceptor {
         } catch (JtaTransactions.TransactionFailure failure) {
             if (failure.rolledBack()) {
                 // E.g. a constraint violated at flush: the application's mappers decide what the client sees.
-                exchange.failedWith(Optional.empty());
+                exchange.failedWith(IdempotentExchange.FailureKind.BY_STATUS);
                 throw businessCause(failure);
             }
             Optional<IdempotencyRecord> committed = protocol.settleUnknownCommit(claim);
@@ -160,17 +160,17 @@ public class IdempotentInterceptor {
 
     // Configured types first; then a Bean Validation failure is final (the same request fails the same way,
     // whatever status the runtime maps it to); otherwise the mapped status decides.
-    static Optional<Boolean> classify(EndpointPolicy policy, Throwable thrown) {
+    static IdempotentExchange.FailureKind classify(EndpointPolicy policy, Throwable thrown) {
         Optional<Boolean> configured = policy.isRetryable(thrown);
         if (configured.isPresent()) {
-            return configured;
+            return configured.get() ? IdempotentExchange.FailureKind.RETRYABLE : IdempotentExchange.FailureKind.FINAL;
         }
         for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
             if (type.getName().equals("jakarta.validation.ValidationException")) {
-                return Optional.of(false);
+                return IdempotentExchange.FailureKind.FINAL;
             }
         }
-        return Optional.empty();
+        return IdempotentExchange.FailureKind.BY_STATUS;
     }
 
     // A rollback at commit caused by the application (a constraint checked at flush) is the application's

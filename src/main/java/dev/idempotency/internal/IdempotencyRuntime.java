@@ -355,7 +355,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     public void settleAbandoned(IdempotentExchange exchange) {
         try {
             if (exchange.reply() != null && exchange.reply().awaitsCommit()) {
-                if (!Boolean.TRUE.equals(exchange.hasCommitted())) {
+                if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.COMMITTED) {
                     protocol.settleUnknownCommit(exchange.claim());
                 }
             } else {

@@ -20,6 +20,41 @@ import java.util.Optional;
 @RequestScoped
 public class IdempotentExchange implements IdempotencyContext {
 
+    /** How a joined business transaction ended, as its synchronization was told. */
+    public enum TransactionEnd {
+        /** Still running (or not joined). */
+        OPEN,
+        /** Reported committed; a commit that raised may still be a heuristic hazard (the response filter checks). */
+        COMMITTED,
+        ROLLED_BACK,
+        /** Any other end status: the fenced update settles it. */
+        UNKNOWN;
+
+        /** From {@code JtaTransactions.BusinessTransaction#afterCompletion}'s true, false or null. */
+        public static TransactionEnd of(Boolean committed) {
+            return committed == null ? UNKNOWN : committed ? COMMITTED : ROLLED_BACK;
+        }
+    }
+
+    /** How a thrown failure counts for the record: by its type, or by the status the application maps it to. */
+    public enum FailureKind {
+        /** A configured retryOn type, or a failure of the library's own finish: the retry runs again. */
+        RETRYABLE,
+        /** A configured finalOn type or a Bean Validation failure: recorded and replayed. */
+        FINAL,
+        /** Neither: a 4xx mapping is final, anything else retryable. */
+        BY_STATUS;
+
+        /** Whether a failure of this kind, mapped to {@code status}, leaves the operation retryable. */
+        public boolean retryable(int status) {
+            return switch (this) {
+                case RETRYABLE -> true;
+                case FINAL -> false;
+                case BY_STATUS -> status < 400 || status >= 500;
+            };
+        }
+    }
+
     /** What the response filter must send: a stored outcome, and whether it is a replay. */
     public record Reply(StoredResponse response, boolean replayed, boolean awaitsCommit) {
     }
@@ -31,9 +66,8 @@ public class IdempotentExchange implements IdempotencyContext {
     private Operation operation;
     private Claim claim;
     private Reply reply;
-    private Boolean committed;
-    private boolean completed;
-    private Optional<Boolean> failureRetryable;
+    private TransactionEnd transactionEnd = TransactionEnd.OPEN;
+    private FailureKind failure;
     private boolean settled;
     private IdempotencyRuntime runtime;
 
@@ -103,30 +137,24 @@ public class IdempotentExchange implements IdempotencyContext {
         return reply;
     }
 
-    /** The business method threw: the response filter records the mapped response as a failure. */
-    public void failedWith(Optional<Boolean> retryableByType) {
-        this.failureRetryable = retryableByType;
+    /** The business method threw: the response filter records the mapped response as a failure of this kind. */
+    public void failedWith(FailureKind kind) {
+        this.failure = kind;
     }
 
-    /** Whether a thrown exception's outcome still has to be recorded; its type's classification if configured. */
-    public Optional<Optional<Boolean>> pendingFailure() {
-        return settled || failureRetryable == null ? Optional.empty() : Optional.of(failureRetryable);
+    /** The kind of a thrown failure whose outcome still has to be recorded; empty when there is none. */
+    public Optional<FailureKind> pendingFailure() {
+        return settled ? Optional.empty() : Optional.ofNullable(failure);
     }
 
-    /** A joined business transaction ended: committed (true), rolled back (false) or unknown (null). */
-    public void completed(Boolean outcome) {
-        this.completed = true;
-        this.committed = outcome;
+    /** A joined business transaction ended. */
+    public void completed(TransactionEnd end) {
+        this.transactionEnd = end;
     }
 
-    /** For a joined business transaction: whether it has committed (null while running or unknown). */
-    public Boolean hasCommitted() {
-        return committed;
-    }
-
-    /** For a joined business transaction: whether it has ended, whatever its outcome. */
-    public boolean hasCompleted() {
-        return completed;
+    /** How the joined business transaction ended ({@code OPEN} while it runs). */
+    public TransactionEnd transactionEnd() {
+        return transactionEnd;
     }
 
     /** The claim needs nothing more: finished, released or replayed. */

@@ -39,12 +39,12 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         if (reply != null) {
             if (!reply.awaitsCommit() || committedQuietly(exchange, reply, response)) {
                 ResponseSnapshots.apply(reply.response(), response, reply.replayed());
-            } else if (exchange.hasCompleted()) {
+            } else if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.OPEN) {
                 settleCommit(collaborators.runtime(), exchange, reply, response);
             }
             return;
         }
-        Optional<Optional<Boolean>> pending = exchange.pendingFailure();
+        Optional<IdempotentExchange.FailureKind> pending = exchange.pendingFailure();
         if (pending.isEmpty()) {
             return;
         }
@@ -52,7 +52,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         EndpointPolicy policy = exchange.policy();
         StoredResponse failure = ResponseSnapshots.ofContext(response, exchange.request(), policy);
         int status = failure.status();
-        boolean retryable = pending.get().orElse(status < 400 || status >= 500);
+        boolean retryable = pending.get().retryable(status);
         runtime.recordFailure(exchange, failure, retryable);
         ResponseSnapshots.apply(failure, response, false);
     }
@@ -64,7 +64,8 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
      */
     private static boolean committedQuietly(IdempotentExchange exchange, IdempotentExchange.Reply reply,
                                             ContainerResponseContext response) {
-        return Boolean.TRUE.equals(exchange.hasCommitted()) && response.getStatus() == reply.response().status();
+        return exchange.transactionEnd() == IdempotentExchange.TransactionEnd.COMMITTED
+                && response.getStatus() == reply.response().status();
     }
 
     /**
@@ -77,7 +78,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         Optional<Boolean> committed = runtime.settleCommit(exchange);
         if (committed.orElse(false)) {
             ResponseSnapshots.apply(reply.response(), response, false);
-        } else if (!Boolean.FALSE.equals(exchange.hasCommitted()) || committed.isEmpty()) {
+        } else if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.ROLLED_BACK || committed.isEmpty()) {
             Problem problem = Problem.of(ProblemType.STORE_UNAVAILABLE,
                     "the outcome could not be committed; retry with the same key").retryAfter(Duration.ofSeconds(1));
             Response rendered = runtime.problems().toResponse(problem);
