@@ -1,0 +1,33 @@
+package dev.idempotency.bench;
+
+import dev.idempotency.Idempotent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
+
+/**
+ * {@code POST /idempotent}: the same insert under {@code @Idempotent} with the shipped defaults. No
+ * {@code @Transactional}: the library begins the business transaction itself.
+ */
+@Path("idempotent")
+@ApplicationScoped
+public class IdempotentResource {
+    @Inject
+    Items items;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Idempotent(endpoint = "bench.create")
+    public Response create(ItemRequest request, @Context UriInfo uri, @Context SecurityContext security) {
+        return Items.created(uri, items.create(request, Items.owner(security)));
+    }
+}
