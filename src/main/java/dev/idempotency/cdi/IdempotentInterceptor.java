@@ -127,35 +127,12 @@ public class IdempotentInterceptor {
             return null;
         }
         if (tx.owned()) {
-            commit(tx, claim, first, protocol);
+            runtime.businessCommit().commitOwned(tx, exchange, claim, first);
         } else {
             tx.afterCompletion(committed -> exchange.completed(IdempotentExchange.TransactionEnd.of(committed)));
             exchange.reply(new IdempotentExchange.Reply(first, false, true));
         }
         return result;
-    }
-
-    private void commit(JtaTransactions.BusinessTransaction tx, Claim claim, StoredResponse first,
-                        IdempotencyProtocol protocol) {
-        try {
-            tx.commit();
-            exchange.settled();
-            exchange.reply(new IdempotentExchange.Reply(first, false, false));
-        } catch (JtaTransactions.TransactionFailure failure) {
-            if (failure.rolledBack()) {
-                // E.g. a constraint violated at flush: the application's mappers decide what the client sees.
-                exchange.failedWith(IdempotentExchange.FailureKind.BY_STATUS);
-                throw businessCause(failure);
-            }
-            Optional<IdempotencyRecord> committed = protocol.settleUnknownCommit(claim);
-            exchange.settled();
-            if (committed.isEmpty()) {
-                throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
-                        "the outcome could not be committed; retry with the same key")
-                        .retryAfter(java.time.Duration.ofSeconds(1)), failure);
-            }
-            exchange.reply(new IdempotentExchange.Reply(first, false, false));
-        }
     }
 
     // Configured types first; then a Bean Validation failure is final (the same request fails the same way,
@@ -171,16 +148,6 @@ public class IdempotentInterceptor {
             }
         }
         return IdempotentExchange.FailureKind.BY_STATUS;
-    }
-
-    // A rollback at commit caused by the application (a constraint checked at flush) is the application's
-    // error: rethrow its own exception so that its mappers answer, not a library wrapper.
-    private static RuntimeException businessCause(JtaTransactions.TransactionFailure failure) {
-        Throwable rollback = failure.getCause();
-        if (rollback != null && rollback.getCause() instanceof RuntimeException cause) {
-            return cause;
-        }
-        return failure;
     }
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */

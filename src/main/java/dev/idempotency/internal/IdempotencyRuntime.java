@@ -93,6 +93,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
     private ScheduledFuture<?> purgeTask;
     private ProblemResponses problems;
+    private BusinessCommit businessCommit;
     private int maxRequestBytes;
     private ScheduledFuture<?> clockTask;
 
@@ -148,6 +149,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeResolver);
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
+        businessCommit = new BusinessCommit(protocol);
         scheduleMaintenance(databaseClock);
         started = true;
     }
@@ -351,40 +353,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     }
 
 
-    /** At the end of a request: a claim that nobody finished goes back (or its commit outcome is settled). */
-    public void settleAbandoned(IdempotentExchange exchange) {
-        try {
-            if (exchange.reply() != null && exchange.reply().awaitsCommit()) {
-                if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.COMMITTED) {
-                    protocol.settleUnknownCommit(exchange.claim());
-                }
-            } else {
-                protocol.release(exchange.claim());
-            }
-        } catch (RuntimeException e) {
-            // The lease still bounds the claim: after it, a retry takes the operation over.
-            LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + exchange.claim()
-                    + "; it will be taken over when its lease ends", e);
-        }
-        exchange.settled();
-    }
-
-    /**
-     * A joined business transaction ended without a known commit: the fenced update settles the claim now,
-     * before the answer goes out. True when the commit did happen (the first response is the answer);
-     * false when nothing committed (the claim is released, a retry runs again); empty when the store cannot
-     * tell now (the lease bounds the claim).
-     */
-    public Optional<Boolean> settleCommit(IdempotentExchange exchange) {
-        try {
-            return Optional.of(protocol().settleUnknownCommit(exchange.claim()).isPresent());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + exchange.claim()
-                    + "; it will be taken over when its lease ends", e);
-            return Optional.empty();
-        } finally {
-            exchange.settled();
-        }
+    /** Whether the business transaction committed, when its end did not say so plainly. */
+    public BusinessCommit businessCommit() {
+        return businessCommit;
     }
 
     /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */

@@ -197,7 +197,7 @@ public class IdempotentExchange implements IdempotencyContext {
     @PreDestroy
     void endOfRequest() {
         if (runtime != null && claim != null && !settled) {
-            runtime.settleAbandoned(this);
+            runtime.businessCommit().settleAbandoned(this);
         }
     }
 }

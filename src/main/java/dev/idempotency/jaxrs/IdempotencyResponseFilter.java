@@ -2,8 +2,7 @@ package dev.idempotency.jaxrs;
 
 import dev.idempotency.internal.ProblemResponses;
 import dev.idempotency.internal.ResponseSnapshots;
-import dev.idempotency.Problem;
-import dev.idempotency.ProblemType;
+import dev.idempotency.internal.BusinessCommit;
 import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.core.EndpointPolicy;
@@ -16,7 +15,6 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -37,10 +35,11 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         }
         IdempotentExchange.Reply reply = exchange.reply();
         if (reply != null) {
-            if (!reply.awaitsCommit() || committedQuietly(exchange, reply, response)) {
+            BusinessCommit commit = collaborators.runtime().businessCommit();
+            if (!reply.awaitsCommit() || commit.committedPlainly(exchange, response.getStatus())) {
                 ResponseSnapshots.apply(reply.response(), response, reply.replayed());
             } else if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.OPEN) {
-                settleCommit(collaborators.runtime(), exchange, reply, response);
+                answer(commit.settleJoined(exchange), reply, response);
             }
             return;
         }
@@ -58,35 +57,21 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
     }
 
     /**
-     * The joined transaction committed and nothing failed on the way out. A commit that raised (a heuristic
-     * outcome: the connection was lost during COMMIT) may still be reported as committed to synchronizations;
-     * the application then answers with its mapping of that exception, not the method's response.
+     * The joined transaction ended without a plain commit (rolled back, or its commit raised): what
+     * {@link BusinessCommit} settled. A known rollback keeps the application's mapped answer.
      */
-    private static boolean committedQuietly(IdempotentExchange exchange, IdempotentExchange.Reply reply,
-                                            ContainerResponseContext response) {
-        return exchange.transactionEnd() == IdempotentExchange.TransactionEnd.COMMITTED
-                && response.getStatus() == reply.response().status();
-    }
-
-    /**
-     * The joined transaction rolled back, or its commit outcome is unknown (the connection was lost during
-     * COMMIT): the fenced update tells. Committed: the first response is the answer. Known rollback: the
-     * application's mapped answer stands. Otherwise (not committed, or undecidable): 503, retry the same key.
-     */
-    private static void settleCommit(IdempotencyRuntime runtime, IdempotentExchange exchange,
-                                     IdempotentExchange.Reply reply, ContainerResponseContext response) {
-        Optional<Boolean> committed = runtime.settleCommit(exchange);
-        if (committed.orElse(false)) {
-            ResponseSnapshots.apply(reply.response(), response, false);
-        } else if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.ROLLED_BACK || committed.isEmpty()) {
-            Problem problem = Problem.of(ProblemType.STORE_UNAVAILABLE,
-                    "the outcome could not be committed; retry with the same key").retryAfter(Duration.ofSeconds(1));
-            Response rendered = runtime.problems().toResponse(problem);
-            response.setStatus(rendered.getStatus());
-            response.getHeaders().clear();
-            response.getHeaders().putAll(rendered.getHeaders());
-            response.setEntity(rendered.getEntity(), new java.lang.annotation.Annotation[0],
-                    MediaType.valueOf(ProblemResponses.PROBLEM_JSON));
+    private void answer(BusinessCommit.Answer answer, IdempotentExchange.Reply reply, ContainerResponseContext response) {
+        switch (answer) {
+            case FIRST_RESPONSE -> ResponseSnapshots.apply(reply.response(), response, false);
+            case APPLICATION_ANSWER -> { }
+            case RETRY_LATER -> {
+                Response rendered = collaborators.runtime().problems().toResponse(BusinessCommit.retryLaterProblem());
+                response.setStatus(rendered.getStatus());
+                response.getHeaders().clear();
+                response.getHeaders().putAll(rendered.getHeaders());
+                response.setEntity(rendered.getEntity(), new java.lang.annotation.Annotation[0],
+                        MediaType.valueOf(ProblemResponses.PROBLEM_JSON));
+            }
         }
     }
 }

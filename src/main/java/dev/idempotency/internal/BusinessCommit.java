@@ -1,0 +1,137 @@
+package dev.idempotency.internal;
+
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.jta.JtaTransactions;
+import dev.idempotency.spi.StoredResponse;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one place that answers "did the business transaction commit?" when its end did not say so plainly,
+ * and what the client gets then. The answer always comes from the record, by the protocol's fenced update
+ * ({@link IdempotencyProtocol#settleUnknownCommit}): if giving the claim back changes a row, nothing
+ * committed; if the record is SUCCEEDED under our token, the commit went through. Never from a read alone,
+ * and never from the transaction manager's word alone (Narayana reports a one-phase heuristic hazard to
+ * synchronizations as committed).
+ */
+public final class BusinessCommit {
+    private static final Logger LOG = Logger.getLogger(BusinessCommit.class.getName());
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
+    /** What goes out once a joined business transaction has ended. */
+    public enum Answer {
+        /** It committed: the first response. */
+        FIRST_RESPONSE,
+        /** It rolled back as the application knows (its exception mapped): the application's answer stands. */
+        APPLICATION_ANSWER,
+        /** Nothing committed, or nobody can tell now: 503, retry the same key. */
+        RETRY_LATER
+    }
+
+    private final IdempotencyProtocol protocol;
+
+    BusinessCommit(IdempotencyProtocol protocol) {
+        this.protocol = protocol;
+    }
+
+    /**
+     * Commits a business transaction the library began. A rollback at commit is the application's failure
+     * (a constraint checked at flush): its own exception is rethrown for its mappers. An unknown outcome is
+     * settled here: committed, the first response goes out; not, 503.
+     */
+    public void commitOwned(JtaTransactions.BusinessTransaction tx, IdempotentExchange exchange, Claim claim,
+                            StoredResponse first) {
+        try {
+            tx.commit();
+        } catch (JtaTransactions.TransactionFailure failure) {
+            if (failure.rolledBack()) {
+                exchange.failedWith(IdempotentExchange.FailureKind.BY_STATUS);
+                throw applicationCause(failure);
+            }
+            boolean committed = protocol.settleUnknownCommit(claim).isPresent();
+            exchange.settled();
+            if (!committed) {
+                throw retryLater(failure);
+            }
+        }
+        exchange.settled();
+        exchange.reply(new IdempotentExchange.Reply(first, false, false));
+    }
+
+    /**
+     * A joined transaction's commit reported plainly: committed, and the response is the one the method
+     * made (a commit that raised turned it into the application's mapping of that error).
+     */
+    public boolean committedPlainly(IdempotentExchange exchange, int responseStatus) {
+        return exchange.transactionEnd() == IdempotentExchange.TransactionEnd.COMMITTED
+                && responseStatus == exchange.reply().response().status();
+    }
+
+    /** A joined transaction ended otherwise: settled now, before the answer goes out. */
+    public Answer settleJoined(IdempotentExchange exchange) {
+        Optional<Boolean> committed;
+        try {
+            committed = Optional.of(protocol.settleUnknownCommit(exchange.claim()).isPresent());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + exchange.claim()
+                    + "; it will be taken over when its lease ends", e);
+            committed = Optional.empty();
+        } finally {
+            exchange.settled();
+        }
+        if (committed.orElse(false)) {
+            return Answer.FIRST_RESPONSE;
+        }
+        boolean knownRollback = exchange.transactionEnd() == IdempotentExchange.TransactionEnd.ROLLED_BACK;
+        return knownRollback && committed.isPresent() ? Answer.APPLICATION_ANSWER : Answer.RETRY_LATER;
+    }
+
+    /**
+     * At the end of a request whose claim nobody settled: a joined transaction that may have committed is
+     * settled by the fenced update; otherwise the claim goes back, so that a retry runs at once.
+     */
+    public void settleAbandoned(IdempotentExchange exchange) {
+        try {
+            boolean mayHaveCommitted = exchange.reply() != null && exchange.reply().awaitsCommit();
+            if (mayHaveCommitted) {
+                if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.COMMITTED) {
+                    protocol.settleUnknownCommit(exchange.claim());
+                }
+            } else {
+                protocol.release(exchange.claim());
+            }
+        } catch (RuntimeException e) {
+            // The lease still bounds the claim: after it, a retry takes the operation over.
+            LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + exchange.claim()
+                    + "; it will be taken over when its lease ends", e);
+        }
+        exchange.settled();
+    }
+
+    /** The 503 for an outcome that did not commit or cannot be told now. */
+    public static Problem retryLaterProblem() {
+        return Problem.of(ProblemType.STORE_UNAVAILABLE, "the outcome could not be committed; retry with the same key")
+                .retryAfter(RETRY_AFTER);
+    }
+
+    private static IdempotencyException retryLater(Throwable cause) {
+        return new IdempotencyException(retryLaterProblem(), cause);
+    }
+
+    // A rollback at commit caused by the application (a constraint checked at flush) is the application's
+    // error: its own exception, so that its mappers answer, not a library wrapper.
+    private static RuntimeException applicationCause(JtaTransactions.TransactionFailure failure) {
+        Throwable rollback = failure.getCause();
+        if (rollback != null && rollback.getCause() instanceof RuntimeException cause) {
+            return cause;
+        }
+        return failure;
+    }
+}
