@@ -94,6 +94,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ScheduledFuture<?> purgeTask;
     private ProblemResponses problems;
     private BusinessCommit businessCommit;
+    // Selected once: a request only fires.
+    private jakarta.enterprise.event.Event<IdempotencyEvent> events;
     private int maxRequestBytes;
     private ScheduledFuture<?> clockTask;
 
@@ -107,6 +109,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             return;
         }
         settings = new IdempotencySettings(SettingsSource.detect(loader));
+        events = beanManager.getEvent().select(IdempotencyEvent.class);
         problems = new ProblemResponses(settings.problemBase());
         maxRequestBytes = settings.maxRequestBytes();
         if (settings.usesDevelopmentSecret()) {
@@ -380,7 +383,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     private void fire(IdempotencyEvent event) {
         try {
-            beanManager.getEvent().select(IdempotencyEvent.class).fire(event);
+            events.fire(event);
         } catch (RuntimeException e) {
             // An observer's failure must not change the outcome of the operation it observes.
             LOG.log(Level.WARNING, "IDEM-W004 an observer of " + event.getClass().getSimpleName() + " failed", e);
