@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,7 @@ def env_list(name, default):
 
 DURATION = env_int("DURATION", 15)          # seconds measured per row and repetition
 WARMUP = env_int("WARMUP", 3)               # seconds of the same load before each measurement
+WARMUP_PASS = env_int("WARMUP_PASS", 8)     # seconds of each kind of load once, before the first repetition
 REPS = env_int("REPS", 3)                   # repetitions, interleaved
 CONNECTIONS = env_list("CONNECTIONS", "16 64")
 SINGLE_CONNECTIONS = env_int("SINGLE_CONNECTIONS", CONNECTIONS[0])  # the caller-keys and table-size rows
@@ -112,7 +114,7 @@ def rows():
         out.append(Row(f"table-records-{n}", f"@Idempotent first, {n:,} records in the table", f"{API}/idempotent",
                        SINGLE_CONNECTIONS, keys="new", table=LIBRARY_TABLE, reset={"records": n, "heavy_keys": 0}))
     if ONLY:
-        out = [r for r in out if any(r.id.startswith(o) for o in ONLY)]
+        out = [r for r in out if any(r.id == o or r.id.startswith(o + "-") for o in ONLY)]
     return out
 
 
@@ -206,6 +208,21 @@ def postgres_ticks(postmaster):
         except (FileNotFoundError, ProcessLookupError, IndexError):
             pass
     return total
+
+
+def machine_busy_ticks():
+    """All CPUs' non-idle time (/proc/stat), to tell how much of it went to processes outside the benchmark."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    # user, nice, system and steal (another guest's turn is lost time too); not irq and softirq, where the
+    # kernel carries the benchmark's own loopback traffic; guest time is inside user.
+    return values[0] + values[1] + values[2] + values[7]
+
+
+def children_cpu_seconds():
+    """CPU of this harness's ended children (wrk, while it is the only one running)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def server_pid():
@@ -353,16 +370,17 @@ def wrk(row, seconds, nonce, user=""):
 
 # -------------------------------------------------------------------------------------------- row
 
-def run_row(row, rep, measure=True):
+def run_row(row, rep, measure=True, warmup=None):
     nonce = f"{RUN_NONCE}-{row.id}-{rep}"
     result = {"rep": rep}
     if row.reset is not None:
         result["reset_s"] = round(reset_tables(row.reset), 1)
     if row.keys == "replay":
         result["replay_check"] = prepare_replay_keys(row, nonce)
-    if WARMUP > 0:
+    warmup = WARMUP if warmup is None else warmup
+    if warmup > 0:
         warm_nonce = nonce if row.keys == "replay" else nonce + "-w"
-        wrk(row, WARMUP, warm_nonce, row.warm_user or row.user)
+        wrk(row, warmup, warm_nonce, row.warm_user or row.user)
         quiesce()
     if not measure:
         return None
@@ -375,10 +393,10 @@ def run_row(row, rep, measure=True):
     server_log_at, pg_log_at = log_size(SERVER_LOG), log_size(PG_LOG)
     jvm, postmaster = server_pid(), postmaster_pid()
     answered_before = answered()
-    cpu_before = (ticks(jvm), postgres_ticks(postmaster))
+    cpu_before = (ticks(jvm), postgres_ticks(postmaster), machine_busy_ticks(), children_cpu_seconds(), time.time())
     w = wrk(row, DURATION, nonce, row.user)
     quiesce()
-    cpu_after = (ticks(jvm), postgres_ticks(postmaster))
+    cpu_after = (ticks(jvm), postgres_ticks(postmaster), machine_busy_ticks(), children_cpu_seconds(), time.time())
     answered_after = answered()
     server_log, pg_log = log_slice(SERVER_LOG, server_log_at), log_slice(PG_LOG, pg_log_at)
     flush_pool()
@@ -396,6 +414,12 @@ def run_row(row, rep, measure=True):
         "non2xx": w["non2xx"], "socket_errors": w["connect"] + w["read"] + w["write"] + w["timeout"],
         "server_cpu_ms": (cpu_after[0] - cpu_before[0]) * 1000 / CLK_TCK / n,
         "db_cpu_ms": (cpu_after[1] - cpu_before[1]) * 1000 / CLK_TCK / n,
+        "wrk_cpu_ms": (cpu_after[3] - cpu_before[3]) * 1000 / n,
+        # The machine's CPU that went neither to WildFly, PostgreSQL nor wrk, as a share of all its CPUs
+        # over the window: other work on the machine, which moves every number of the row.
+        "other_cpu": max(0.0, ((cpu_after[2] - cpu_before[2]) - (cpu_after[0] - cpu_before[0])
+                               - (cpu_after[1] - cpu_before[1])) / CLK_TCK - (cpu_after[3] - cpu_before[3]))
+                     / ((cpu_after[4] - cpu_before[4]) * os.cpu_count()),
         "commits": (db_after["commits"] - db_before["commits"]) / n,
         "rollbacks": (db_after["rollbacks"] - db_before["rollbacks"]) / n,
         "statements": (db_after["statements"] - db_before["statements"]) / n,
@@ -541,15 +565,16 @@ def report(all_rows, info, started, elapsed):
         "## Rows",
         "",
         "Medians over the repetitions (req/s: median, min–max). CPU is the WildFly JVM's and all of the cluster's "
-        "processes' user+system time per request; commits and rollbacks from `pg_stat_database`, statements from "
+        "processes' user+system time per request; other CPU is the largest share of the machine's CPUs that went to "
+        "none of WildFly, PostgreSQL and wrk during a repetition (other work on the machine: it moves every number); commits and rollbacks from `pg_stat_database`, statements from "
         "`pg_stat_statements` (the application's role only), WAL from `pg_current_wal_lsn()`, PG errors are "
         "`ERROR:` lines of the cluster's log; the tuple columns are the row's record table "
         f"(`{REFERENCE_TABLE}` for the reference, `{LIBRARY_TABLE}` for @Idempotent), per request.",
         "",
-        "| row | conns | req/s | p50 ms | p99 ms | non-2xx | sock err | server CPU ms/req | DB CPU ms/req "
+        "| row | conns | req/s | p50 ms | p99 ms | non-2xx | sock err | server CPU ms/req | DB CPU ms/req | other CPU "
         "| commits/req | rollbacks/req | statements/req | WAL B/req | PG errors/req | inserts/req | updates/req "
         "| HOT share | dead tuples/req |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in all_rows:
         if not r.results:
@@ -564,6 +589,7 @@ def report(all_rows, info, started, elapsed):
             f"| {fmt(med([x['p50_ms'] for x in res]))} | {fmt(med([x['p99_ms'] for x in res]))} "
             f"| {sum(x['non2xx'] for x in res)} | {sum(x['socket_errors'] for x in res)} "
             f"| {fmt(med([x['server_cpu_ms'] for x in res]), 3)} | {fmt(med([x['db_cpu_ms'] for x in res]), 3)} "
+            f"| {max(x.get('other_cpu', 0) for x in res):.0%} "
             f"| {fmt(med([x['commits'] for x in res]))} | {fmt(med([x['rollbacks'] for x in res]))} "
             f"| {fmt(med([x['statements'] for x in res]))} | {fmt(med([x['wal_bytes'] for x in res]), 0)} "
             f"| {fmt(med([x['pg_log_errors'] for x in res]))} | {fmt(tm('ins'))} | {fmt(tm('upd'))} "
@@ -677,6 +703,17 @@ def report(all_rows, info, started, elapsed):
     if replay_checks:
         notes.append("Replay rows: before each, the harness created its keys and sent one of them again: "
                      + "; ".join(sorted({f'{k}: {v}' for k, v in replay_checks.items()})) + ".")
+    same = (f"idempotent-first-{CONNECTIONS[0]}", f"table-records-{BASE_RECORDS}")
+    if SINGLE_CONNECTIONS == CONNECTIONS[0] and all(by_id.get(r) and by_id[r].results for r in same):
+        value, low, high = ratio(same[1], same[0])
+        notes.append(f"Noise: the rows `{same[0]}` and `{same[1]}` are the same load at different places of the "
+                     f"sequence; their ratio is {value:.2f} ({low:.2f}–{high:.2f} within the repetitions). Ratios "
+                     f"closer to 1 than that distance are within this run's noise.")
+    disturbed = [f"{r.id} ({max(x.get('other_cpu', 0) for x in r.results):.0%})" for r in all_rows
+                 if r.results and max(x.get("other_cpu", 0) for x in r.results) > 0.10]
+    if disturbed:
+        notes.append("Other processes used more than 10% of the machine's CPU during: " + ", ".join(disturbed)
+                     + ". Run again on a quiet machine before trusting these rows.")
     resets = [x.get("reset_s") for r in all_rows for x in r.results if x.get("reset_s") is not None]
     if resets:
         notes.append(f"Table resets (prefill.sql + VACUUM ANALYZE + CHECKPOINT) took {min(resets):.1f}–{max(resets):.1f} s.")
@@ -695,7 +732,7 @@ def main():
     # 10^6-record prefill ~50 s per repetition; the warm-up pass.
     per_row = WARMUP + DURATION + 4
     estimate = (len(all_rows) * REPS * per_row + 50 * REPS * sum(n >= 1_000_000 for n in TABLE_RECORDS)
-                + 8 * (WARMUP + 3))
+                + 8 * (WARMUP_PASS + 3))
     log(f"{len(all_rows)} rows x {REPS} repetitions, about {estimate / 60:.0f} min; nonce {RUN_NONCE}")
     started = datetime.datetime.now().strftime("%H:%M")
     t0 = time.time()
@@ -703,14 +740,15 @@ def main():
     global SERVER_LOG_AT_START
     SERVER_LOG_AT_START = log_size(SERVER_LOG)
     smoke_check()
-    # One pass of each kind of load first, so that the first measured rows do not pay for the JIT.
+    # One pass of each kind of load first, so that the first measured rows do not pay for the JIT (on 2
+    # busy cores, C2 needs some 10 s of a load before the server's code stops getting faster).
     seen = set()
     for row in all_rows:
         kind = re.sub(r"-\d+$", "", row.id)
         if kind not in seen and (not row.reset or row.reset.get("records", 0) <= BASE_RECORDS):
             seen.add(kind)
             log(f"warm-up {row.id}")
-            run_row(row, 0, measure=False)
+            run_row(row, 0, measure=False, warmup=WARMUP_PASS)
     for rep in range(1, REPS + 1):
         for row in all_rows:
             result = run_row(row, rep)

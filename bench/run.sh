@@ -12,7 +12,7 @@ commit=false
 for arg in "$@"; do
   case "$arg" in
     --commit) commit=true ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown option '$arg' (--commit, --help)" >&2; exit 2 ;;
   esac
 done
