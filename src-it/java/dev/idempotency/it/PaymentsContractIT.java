@@ -348,6 +348,44 @@ class PaymentsContractIT {
         assertThat(status.get("attempts").asInt()).isEqualTo(2);
     }
 
+    @Test
+    void theApplicationsOwnResourceIsWrittenByTheServersJsonB() {
+        // The library carries Jackson relocated inside its jar: the demo's JSON stays JSON-B on every server.
+        // Jackson (WildFly picks it for a WAR holding Jackson) ignores all three JSON-B annotations checked here.
+        Api.Reply about = api.get("about").send();
+        assertThat(about.status()).as(about.text()).isEqualTo(200);
+        assertThat(about.header("Content-Type")).startsWith("application/json");
+        JsonNode json = about.json();
+        assertThat(fieldNames(json)).as(about.text())
+                .containsExactly("name", "api_version", "user", "tenant", "clock");
+        assertThat(json.get("api_version").asText()).as("@JsonbProperty").isEqualTo("1");
+        assertThat(json.has("apiVersion")).as("@JsonbProperty renames, " + about.text()).isFalse();
+        assertThat(json.has("server")).as("@JsonbTransient, " + about.text()).isFalse();
+        assertThat(json.get("clock").asText()).as("@JsonbDateFormat: to the second, no fraction")
+                .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z");
+        assertThat(json.get("user").asText()).isEqualTo("alice");
+        assertThat(json.get("tenant").asText()).isEqualTo("acme");
+        assertThat(api.get("about").anonymous().send().status()).isEqualTo(401);
+    }
+
+    @Test
+    void aPaymentAnswerKeepsItsJsonBFieldNamesAndOrder() {
+        List<String> paymentFields = List.of("id", "merchantOrderNo", "amount", "currency", "status", "chargeId");
+        Api.Reply created = api.post("payments", payment(order("S"), "21.50")).key(key()).send();
+        assertThat(created.status()).as(created.text()).isEqualTo(201);
+        assertThat(fieldNames(created.json())).as(created.text()).containsExactlyElementsOf(paymentFields);
+        Api.Reply read = api.get("payments/" + created.json().get("id").asText()).send();
+        assertThat(read.status()).as(read.text()).isEqualTo(200);
+        assertThat(fieldNames(read.json())).as(read.text()).containsExactlyElementsOf(paymentFields);
+        assertThat(read.json().get("amount").decimalValue()).isEqualByComparingTo("21.50");
+    }
+
+    private static List<String> fieldNames(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
     private void awaitState(String key, String user, String state) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
