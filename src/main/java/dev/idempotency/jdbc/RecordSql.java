@@ -82,22 +82,26 @@ final class RecordSql {
 
         String upsertCharge = " ON CONFLICT (tenant, principal, endpoint) DO UPDATE SET used = " + quota + ".used + 1"
                 + " WHERE " + quota + ".used < ? RETURNING 1";
-        claimInOneStatement = "WITH claimed AS (INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES + ")"
-                + " ON CONFLICT (scope_key) DO NOTHING RETURNING tenant, principal, endpoint),"
-                + " in_flight AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, '" + ALL_ENDPOINTS + "', 1 FROM claimed WHERE ?" + upsertCharge + "),"
-                + " held AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, endpoint, 1 FROM claimed WHERE ?" + upsertCharge + ")"
-                + " SELECT (SELECT COUNT(*) FROM claimed), (SELECT COUNT(*) FROM in_flight), (SELECT COUNT(*) FROM held)";
-        takeOverInOneStatement = "WITH taken AS (" + takeOverSet + " RETURNING tenant, principal, endpoint),"
-                + " in_flight AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, '" + ALL_ENDPOINTS + "', 1 FROM taken WHERE ?" + upsertCharge + "),"
-                + " held AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, endpoint, 1 FROM taken WHERE ?" + upsertCharge + ")"
-                + " SELECT (SELECT COUNT(*) FROM taken), (SELECT COUNT(*) FROM in_flight), (SELECT COUNT(*) FROM held)";
+        claimInOneStatement = withCharges("claimed", "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES
+                + ") ON CONFLICT (scope_key) DO NOTHING", quota, upsertCharge);
+        takeOverInOneStatement = withCharges("taken", takeOverSet, quota, upsertCharge);
         finishInOneStatement = "WITH finished AS (" + finishSet + " RETURNING tenant, principal),"
                 + " freed AS (UPDATE " + quota + " q SET used = q.used - 1 FROM finished f WHERE q.tenant = f.tenant"
                 + " AND q.principal = f.principal AND q.endpoint = '" + ALL_ENDPOINTS + "' AND q.used > 0 RETURNING 1)"
                 + " SELECT COUNT(*) FROM finished";
+    }
+
+    /**
+     * {@code change} (an INSERT or UPDATE of one record) with the caller's two counter charges carried along in
+     * data-modifying CTEs; answers (records changed, in-flight charged, key charged). Parameters: the change's,
+     * then for each charge whether it applies and its limit.
+     */
+    private static String withCharges(String name, String change, String quota, String upsertCharge) {
+        return "WITH " + name + " AS (" + change + " RETURNING tenant, principal, endpoint),"
+                + " in_flight AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
+                + " SELECT tenant, principal, '" + ALL_ENDPOINTS + "', 1 FROM " + name + " WHERE ?" + upsertCharge + "),"
+                + " held AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
+                + " SELECT tenant, principal, endpoint, 1 FROM " + name + " WHERE ?" + upsertCharge + ")"
+                + " SELECT (SELECT COUNT(*) FROM " + name + "), (SELECT COUNT(*) FROM in_flight), (SELECT COUNT(*) FROM held)";
     }
 }
