@@ -14,6 +14,7 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.Operation;
 import dev.idempotency.internal.CapturedRequest;
+import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.OperationStatus;
 import dev.idempotency.internal.ResponseSnapshots;
 import dev.idempotency.jta.JtaTransactions;
@@ -47,43 +48,46 @@ public class IdempotentInterceptor {
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
         IdempotentMethod method = runtime.method(invocation.getMethod());
-        if (method == null || exchange.isActive()) {
-            // A nested call inside an operation that is already protected.
+        ExchangeStage stage = exchange.stage();
+        if (method == null || stage.active() != null || stage instanceof ExchangeStage.Unkeyed) {
+            // Not idempotent; a nested call inside an operation that is already protected; or the key is
+            // optional on this endpoint and the request has none: it runs unprotected.
             return invocation.proceed();
         }
-        CapturedRequest request = exchange.request();
-        if (request == null) {
+        Operation op;
+        Optional<IdempotencyRecord> read = null;
+        if (stage instanceof ExchangeStage.Read r) {
+            op = r.operation();
+            read = r.record();
+        } else if (stage instanceof ExchangeStage.Prepared p) {
+            op = p.operation();
+        } else {
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
                     "this @Idempotent method was called without the library's JAX-RS filters (register "
                             + "dev.idempotency.jaxrs.IdempotencyFeature, or let the server scan the library)"));
         }
-        Optional<Operation> prepared = exchange.prepared();
-        if (prepared.isEmpty()) {
-            // The key is optional on this endpoint and the request has none: it runs unprotected.
-            return invocation.proceed();
-        }
-        Operation op = prepared.get();
-        EndpointPolicy policy = op.policy();
-        String key = op.scope().key();
-        exchange.begin(op);
+        CapturedRequest request = stage.request();
+        exchange.admitting(op);
         IdempotencyProtocol protocol = runtime.protocol();
-        Admission admission = exchange.lastRead().map(read -> protocol.admit(op, read)).orElseGet(() -> protocol.admit(op));
+        // Admission goes on from the request filter's read when it made one.
+        Admission admission = read == null ? protocol.admit(op) : protocol.admit(op, read);
         if (admission instanceof Admission.Execute execute) {
             return execute(invocation, method, execute.claim(), request);
         }
         if (admission instanceof Admission.Replay replay) {
-            exchange.reply(new IdempotentExchange.Reply(replayable(replay.record(), method, invocation, request), true, false));
+            exchange.settled(replayable(replay.record(), method, invocation, request), true);
         } else if (admission instanceof Admission.Accepted accepted) {
-            exchange.reply(new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
-                    policy.statusPath(), key, accepted.retryAfter()), false, false));
+            exchange.settled(OperationStatus.accepted(accepted.record(), request, op.policy().statusPath(),
+                    op.scope().key(), accepted.retryAfter()), false);
+        } else {
+            exchange.settled(Optional.empty());
         }
-        exchange.settled();
         return null;
     }
 
     private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request)
             throws Exception {
-        exchange.claimed(claim);
+        exchange.running(claim);
         EndpointPolicy policy = claim.operation().policy();
         IdempotencyProtocol protocol = runtime.protocol();
         JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
@@ -95,15 +99,14 @@ public class IdempotentInterceptor {
         } catch (Exception | Error thrown) {
             tx.abandon();
             // The response filter records what the application's exception mappers make of it.
-            exchange.failedWith(classify(policy, thrown));
+            exchange.failed(classify(policy, thrown));
             throw thrown;
         }
         if (first.status() >= 500) {
             // A retryable outcome: nothing of it may stay, the retry runs again.
             tx.abandon();
             protocol.release(claim);
-            exchange.settled();
-            exchange.reply(new IdempotentExchange.Reply(first, false, false));
+            exchange.settled(first, false);
             return result;
         }
         RecordStatus status = first.status() >= 400 ? RecordStatus.FAILED_FINAL : RecordStatus.SUCCEEDED;
@@ -114,40 +117,41 @@ public class IdempotentInterceptor {
                     ResponseSnapshots.resourceId(first));
         } catch (RuntimeException e) {
             tx.abandon();
-            exchange.failedWith(IdempotentExchange.FailureKind.RETRYABLE);
+            exchange.failed(ExchangeStage.FailureKind.RETRYABLE);
             throw e;
         }
         if (!finished) {
             // Fenced out: another executor owns the operation now; our business work must not commit.
             tx.abandon();
-            exchange.settled();
+            exchange.settled(Optional.empty());
             Admission winner = protocol.afterFenced(claim.operation());
             IdempotencyRecord record = ((Admission.Replay) winner).record();
-            exchange.reply(new IdempotentExchange.Reply(replayable(record, method, invocation, request), true, false));
+            exchange.settled(replayable(record, method, invocation, request), true);
             return null;
         }
         if (tx.owned()) {
             runtime.businessCommit().commitOwned(tx, exchange, claim, first);
         } else {
-            tx.afterCompletion(committed -> exchange.completed(IdempotentExchange.TransactionEnd.of(committed)));
-            exchange.reply(new IdempotentExchange.Reply(first, false, true));
+            // Awaiting first: the transaction manager may report the end on another thread at any time now.
+            exchange.awaitCommit(claim, first);
+            tx.afterCompletion(committed -> exchange.transactionEnded(ExchangeStage.TransactionEnd.of(committed)));
         }
         return result;
     }
 
     // Configured types first; then a Bean Validation failure is final (the same request fails the same way,
     // whatever status the runtime maps it to); otherwise the mapped status decides.
-    static IdempotentExchange.FailureKind classify(EndpointPolicy policy, Throwable thrown) {
+    static ExchangeStage.FailureKind classify(EndpointPolicy policy, Throwable thrown) {
         Optional<Boolean> configured = policy.isRetryable(thrown);
         if (configured.isPresent()) {
-            return configured.get() ? IdempotentExchange.FailureKind.RETRYABLE : IdempotentExchange.FailureKind.FINAL;
+            return configured.get() ? ExchangeStage.FailureKind.RETRYABLE : ExchangeStage.FailureKind.FINAL;
         }
         for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
             if (type.getName().equals("jakarta.validation.ValidationException")) {
-                return IdempotentExchange.FailureKind.FINAL;
+                return ExchangeStage.FailureKind.FINAL;
             }
         }
-        return IdempotentExchange.FailureKind.BY_STATUS;
+        return ExchangeStage.FailureKind.BY_STATUS;
     }
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */

@@ -52,44 +52,41 @@ public final class BusinessCommit {
             tx.commit();
         } catch (JtaTransactions.TransactionFailure failure) {
             if (failure.rolledBack()) {
-                exchange.failedWith(IdempotentExchange.FailureKind.BY_STATUS);
+                exchange.failed(ExchangeStage.FailureKind.BY_STATUS);
                 throw applicationCause(failure);
             }
-            boolean committed = protocol.settleUnknownCommit(claim).isPresent();
-            exchange.settled();
-            if (!committed) {
+            if (protocol.settleUnknownCommit(claim).isEmpty()) {
+                exchange.settled(Optional.empty());
                 throw retryLater(failure);
             }
         }
-        exchange.settled();
-        exchange.reply(new IdempotentExchange.Reply(first, false, false));
+        exchange.settled(first, false);
     }
 
     /**
      * A joined transaction's commit reported plainly: committed, and the response is the one the method
      * made (a commit that raised turned it into the application's mapping of that error).
      */
-    public boolean committedPlainly(IdempotentExchange exchange, int responseStatus) {
-        return exchange.transactionEnd() == IdempotentExchange.TransactionEnd.COMMITTED
-                && responseStatus == exchange.reply().response().status();
+    public boolean committedPlainly(ExchangeStage.AwaitingCommit awaiting, int responseStatus) {
+        return awaiting.end() == ExchangeStage.TransactionEnd.COMMITTED && responseStatus == awaiting.first().status();
     }
 
     /** A joined transaction ended otherwise: settled now, before the answer goes out. */
-    public Answer settleJoined(IdempotentExchange exchange) {
+    public Answer settleJoined(IdempotentExchange exchange, ExchangeStage.AwaitingCommit awaiting) {
         Optional<Boolean> committed;
         try {
-            committed = Optional.of(protocol.settleUnknownCommit(exchange.claim()).isPresent());
+            committed = Optional.of(protocol.settleUnknownCommit(awaiting.claim()).isPresent());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + exchange.claim()
+            LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + awaiting.claim()
                     + "; it will be taken over when its lease ends", e);
             committed = Optional.empty();
         } finally {
-            exchange.settled();
+            exchange.settled(Optional.empty());
         }
         if (committed.orElse(false)) {
             return Answer.FIRST_RESPONSE;
         }
-        boolean knownRollback = exchange.transactionEnd() == IdempotentExchange.TransactionEnd.ROLLED_BACK;
+        boolean knownRollback = awaiting.end() == ExchangeStage.TransactionEnd.ROLLED_BACK;
         return knownRollback && committed.isPresent() ? Answer.APPLICATION_ANSWER : Answer.RETRY_LATER;
     }
 
@@ -97,22 +94,22 @@ public final class BusinessCommit {
      * At the end of a request whose claim nobody settled: a joined transaction that may have committed is
      * settled by the fenced update; otherwise the claim goes back, so that a retry runs at once.
      */
-    public void settleAbandoned(IdempotentExchange exchange) {
+    public void settleAbandoned(IdempotentExchange exchange, ExchangeStage stage) {
+        Claim claim = stage.unsettledClaim().orElseThrow();
         try {
-            boolean mayHaveCommitted = exchange.reply() != null && exchange.reply().awaitsCommit();
-            if (mayHaveCommitted) {
-                if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.COMMITTED) {
-                    protocol.settleUnknownCommit(exchange.claim());
+            if (stage instanceof ExchangeStage.AwaitingCommit awaiting) {
+                if (awaiting.end() != ExchangeStage.TransactionEnd.COMMITTED) {
+                    protocol.settleUnknownCommit(claim);
                 }
             } else {
-                protocol.release(exchange.claim());
+                protocol.release(claim);
             }
         } catch (RuntimeException e) {
             // The lease still bounds the claim: after it, a retry takes the operation over.
-            LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + exchange.claim()
+            LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + claim
                     + "; it will be taken over when its lease ends", e);
         }
-        exchange.settled();
+        exchange.settled(Optional.empty());
     }
 
     /** The 503 for an outcome that did not commit or cannot be told now. */

@@ -11,6 +11,7 @@ import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.config.SettingsSource;
 import dev.idempotency.core.Admission;
 import dev.idempotency.core.CanonicalJson;
+import dev.idempotency.core.Claim;
 import dev.idempotency.core.DefaultScopeResolver;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Fingerprinter;
@@ -304,8 +305,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      *
      * @throws IdempotencyException for a rejection (mismatch, in flight, store unavailable)
      */
-    public Optional<IdempotentExchange.Reply> answerFromRecord(IdempotentExchange exchange, CapturedRequest request,
-                                                               Operation op) {
+    public Optional<ExchangeStage.Reply> answerFromRecord(IdempotentExchange exchange, CapturedRequest request,
+                                                          Operation op) {
         IdempotencyProtocol p = protocol();
         Optional<IdempotencyRecord> read = p.read(op);
         Optional<Admission> answer = p.answerWithoutClaim(op, read);
@@ -313,15 +314,15 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             exchange.read(read);
             return Optional.empty();
         }
-        IdempotentExchange.Reply reply;
+        ExchangeStage.Reply reply;
         if (answer.get() instanceof Admission.Replay replay) {
             IdempotencyRecord record = replay.record();
-            reply = new IdempotentExchange.Reply(opened(record.response().orElseThrow(() -> new IllegalStateException(
+            reply = new ExchangeStage.Reply(opened(record.response().orElseThrow(() -> new IllegalStateException(
                     "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey()),
-                    true, false);
+                    true);
         } else if (answer.get() instanceof Admission.Accepted accepted) {
-            reply = new IdempotentExchange.Reply(OperationStatus.accepted(accepted.record(), request,
-                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false, false);
+            reply = new ExchangeStage.Reply(OperationStatus.accepted(accepted.record(), request,
+                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false);
         } else {
             throw new IllegalStateException("IDEM-X003 an answer without a claim cannot be " + answer.get());
         }
@@ -362,23 +363,24 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     }
 
     /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */
-    public void recordFailure(IdempotentExchange exchange, StoredResponse response, boolean retryable) {
+    public void recordFailure(IdempotentExchange exchange, ExchangeStage.Failed failed, StoredResponse response,
+                              boolean retryable) {
         IdempotencyProtocol p = protocol();
-        EndpointPolicy policy = exchange.operation().policy();
+        Claim claim = failed.claim();
         try {
             if (retryable) {
-                p.release(exchange.claim());
+                p.release(claim);
             } else {
-                p.finishAlone(exchange.claim(), RecordStatus.FAILED_FINAL,
-                        Optional.of(forStorage(response, policy, exchange.operation().scopeKey())));
+                p.finishAlone(claim, RecordStatus.FAILED_FINAL,
+                        Optional.of(forStorage(response, claim.operation().policy(), claim.operation().scopeKey())));
             }
         } catch (RuntimeException e) {
             // Called from the response filter, where a throw becomes the container's 500: the client keeps the
             // answer its failure was mapped to, and the record, still PROCESSING, is taken over after its lease.
-            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + exchange.claim()
+            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim
                     + "; it will be taken over when its lease ends", e);
         }
-        exchange.settled();
+        exchange.settled(Optional.empty());
     }
 
     private void fire(IdempotencyEvent event) {

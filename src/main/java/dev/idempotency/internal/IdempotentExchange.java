@@ -3,191 +3,129 @@ package dev.idempotency.internal;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.Scope;
 import dev.idempotency.core.Claim;
-import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Operation;
+import dev.idempotency.internal.ExchangeStage.AwaitingCommit;
+import dev.idempotency.internal.ExchangeStage.FailureKind;
+import dev.idempotency.internal.ExchangeStage.Reply;
+import dev.idempotency.internal.ExchangeStage.TransactionEnd;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One idempotent request as it passes from the JAX-RS request filter, through the interceptor, to the
- * response filter; also the application's {@link IdempotencyContext}. Request scoped: at the end of the
- * request, a claim that nobody finished is given back (the safety net for unmapped exceptions).
+ * response filter; also the application's {@link IdempotencyContext}. It holds one immutable
+ * {@link ExchangeStage} and moves it forward; each move names what happened. Request scoped: at the end of
+ * the request, a claim that nobody settled is settled here (the safety net for unmapped exceptions).
+ *
+ * <p>The stage is an atomic reference because one move, the end of a joined transaction, may be reported
+ * by the transaction manager on another thread (a timeout rolled back by its reaper).
  */
 @RequestScoped
 public class IdempotentExchange implements IdempotencyContext {
 
-    /** How a joined business transaction ended, as its synchronization was told. */
-    public enum TransactionEnd {
-        /** Still running (or not joined). */
-        OPEN,
-        /** Reported committed; a commit that raised may still be a heuristic hazard (the response filter checks). */
-        COMMITTED,
-        ROLLED_BACK,
-        /** Any other end status: the fenced update settles it. */
-        UNKNOWN;
+    @Inject
+    IdempotencyRuntime runtime;
 
-        /** From {@code JtaTransactions.BusinessTransaction#afterCompletion}'s true, false or null. */
-        public static TransactionEnd of(Boolean committed) {
-            return committed == null ? UNKNOWN : committed ? COMMITTED : ROLLED_BACK;
-        }
+    private final AtomicReference<ExchangeStage> stage = new AtomicReference<>(new ExchangeStage.Idle());
+
+    /** Where the request stands now. */
+    public ExchangeStage stage() {
+        return stage.get();
     }
 
-    /** How a thrown failure counts for the record: by its type, or by the status the application maps it to. */
-    public enum FailureKind {
-        /** A configured retryOn type, or a failure of the library's own finish: the retry runs again. */
-        RETRYABLE,
-        /** A configured finalOn type or a Bean Validation failure: recorded and replayed. */
-        FINAL,
-        /** Neither: a 4xx mapping is final, anything else retryable. */
-        BY_STATUS;
-
-        /** Whether a failure of this kind, mapped to {@code status}, leaves the operation retryable. */
-        public boolean retryable(int status) {
-            return switch (this) {
-                case RETRYABLE -> true;
-                case FINAL -> false;
-                case BY_STATUS -> status < 400 || status >= 500;
-            };
-        }
+    /** The request filter captured the request; {@code prepared} is its operation, null when it has no key. */
+    public void capture(CapturedRequest request, Operation prepared) {
+        stage.set(prepared == null ? new ExchangeStage.Unkeyed(request) : new ExchangeStage.Prepared(request, prepared));
     }
 
-    /** What the response filter must send: a stored outcome, and whether it is a replay. */
-    public record Reply(StoredResponse response, boolean replayed, boolean awaitsCommit) {
-    }
-
-    private CapturedRequest request;
-    private Operation prepared;
-    private Optional<IdempotencyRecord> lastRead = Optional.empty();
-    private boolean read;
-    private Operation operation;
-    private Claim claim;
-    private Reply reply;
-    private TransactionEnd transactionEnd = TransactionEnd.OPEN;
-    private FailureKind failure;
-    private boolean settled;
-    private IdempotencyRuntime runtime;
-
-    /**
-     * What the request filter found: the request, and its operation when it carries a key (null when the
-     * key is optional and absent).
-     */
-    public void capture(CapturedRequest captured, Operation preparedOperation, IdempotencyRuntime owner) {
-        this.request = captured;
-        this.prepared = preparedOperation;
-        this.runtime = owner;
-    }
-
-    /** The record as the request filter read it, which needed a claim; admission goes on from there. */
+    /** The request filter read the record, which did not answer alone; admission goes on from this read. */
     public void read(Optional<IdempotencyRecord> record) {
-        this.lastRead = record;
-        this.read = true;
+        ExchangeStage.Prepared prepared = expect(ExchangeStage.Prepared.class);
+        stage.set(new ExchangeStage.Read(prepared.request(), prepared.operation(), record));
     }
 
-    /** The request filter's read of the record, if it made one. */
-    public Optional<Optional<IdempotencyRecord>> lastRead() {
-        return read ? Optional.of(lastRead) : Optional.empty();
+    /** The interceptor takes the operation on. */
+    public void admitting(Operation operation) {
+        stage.set(new ExchangeStage.Admitting(stage.get().request(), operation));
     }
 
-    /** The operation the request filter prepared, if the request carries a key. */
-    public Optional<Operation> prepared() {
-        return Optional.ofNullable(prepared);
+    /** The operation is answered without executing anything: a replay, an in-flight answer. */
+    public void answered(Operation operation, Reply reply) {
+        stage.set(new ExchangeStage.Settled(stage.get().request(), operation, 0, Optional.of(reply)));
     }
 
-    public CapturedRequest request() {
-        return request;
+    /** Admission claimed the operation: the business method runs. */
+    public void running(Claim claim) {
+        stage.set(new ExchangeStage.Running(stage.get().request(), claim));
     }
 
-    /** The request filter answered from the record alone: a replay or an in-flight answer, nothing runs. */
-    public void answered(Operation op, Reply answer) {
-        this.operation = op;
-        this.reply = answer;
-        this.settled = true;
+    /** The claim needs nothing more; {@code reply}, if any, is what goes out. */
+    public void settled(Optional<Reply> reply) {
+        ExchangeStage now = stage.get();
+        stage.set(new ExchangeStage.Settled(now.request(), now.active(), now.attempt(), reply));
     }
 
-    public void begin(Operation op) {
-        this.operation = op;
+    /** The claim needs nothing more, and {@code response} goes out (a replay when {@code replayed}). */
+    public void settled(StoredResponse response, boolean replayed) {
+        settled(Optional.of(new Reply(response, replayed)));
     }
 
-    public void claimed(Claim newClaim) {
-        this.claim = newClaim;
+    /** Something threw while the claim was held: the response filter records the mapped response as this kind. */
+    public void failed(FailureKind kind) {
+        ExchangeStage now = stage.get();
+        Claim claim = now.unsettledClaim().orElseThrow(() -> new IllegalStateException(
+                "IDEM-X004 a failure recorded without a claim, at " + now.getClass().getSimpleName()));
+        stage.set(new ExchangeStage.Failed(now.request(), claim, kind));
     }
 
-    public Claim claim() {
-        return claim;
+    /** Finished inside the caller's transaction: {@code first} goes out once it has ended. */
+    public void awaitCommit(Claim claim, StoredResponse first) {
+        stage.set(new AwaitingCommit(stage.get().request(), claim, first, TransactionEnd.OPEN));
     }
 
-    public Operation operation() {
-        return operation;
+    /** The caller's transaction ended (called by its synchronization, on any thread). */
+    public void transactionEnded(TransactionEnd end) {
+        stage.updateAndGet(now -> now instanceof AwaitingCommit awaiting ? awaiting.ended(end) : now);
     }
 
-    /** The policy of the endpoint this request runs on (null before the interceptor ran). */
-    public EndpointPolicy policy() {
-        return operation == null ? null : operation.policy();
-    }
-
-    public void reply(Reply answer) {
-        this.reply = answer;
-    }
-
-    public Reply reply() {
-        return reply;
-    }
-
-    /** The business method threw: the response filter records the mapped response as a failure of this kind. */
-    public void failedWith(FailureKind kind) {
-        this.failure = kind;
-    }
-
-    /** The kind of a thrown failure whose outcome still has to be recorded; empty when there is none. */
-    public Optional<FailureKind> pendingFailure() {
-        return settled ? Optional.empty() : Optional.ofNullable(failure);
-    }
-
-    /** A joined business transaction ended. */
-    public void completed(TransactionEnd end) {
-        this.transactionEnd = end;
-    }
-
-    /** How the joined business transaction ended ({@code OPEN} while it runs). */
-    public TransactionEnd transactionEnd() {
-        return transactionEnd;
-    }
-
-    /** The claim needs nothing more: finished, released or replayed. */
-    public void settled() {
-        this.settled = true;
-    }
-
-    public boolean isSettled() {
-        return settled;
+    private <T extends ExchangeStage> T expect(Class<T> type) {
+        ExchangeStage now = stage.get();
+        if (!type.isInstance(now)) {
+            throw new IllegalStateException("IDEM-X004 expected " + type.getSimpleName() + ", the exchange is at "
+                    + now.getClass().getSimpleName());
+        }
+        return type.cast(now);
     }
 
     @Override
     public boolean isActive() {
-        return operation != null;
+        return stage.get().active() != null;
     }
 
     @Override
     public Optional<String> key() {
-        return Optional.ofNullable(operation).map(op -> op.scope().key());
+        return scope().map(Scope::key);
     }
 
     @Override
     public Optional<Scope> scope() {
-        return Optional.ofNullable(operation).map(Operation::scope);
+        return Optional.ofNullable(stage.get().active()).map(Operation::scope);
     }
 
     @Override
     public int attempt() {
-        return claim == null ? 0 : claim.attempt();
+        return stage.get().attempt();
     }
 
     @Override
     public String derive(String purpose) {
+        Operation operation = stage.get().active();
         if (operation == null) {
             throw new IllegalStateException("IDEM-X001 no idempotent operation is active in this call");
         }
@@ -196,8 +134,9 @@ public class IdempotentExchange implements IdempotencyContext {
 
     @PreDestroy
     void endOfRequest() {
-        if (runtime != null && claim != null && !settled) {
-            runtime.businessCommit().settleAbandoned(this);
+        ExchangeStage now = stage.get();
+        if (now.unsettledClaim().isPresent()) {
+            runtime.businessCommit().settleAbandoned(this, now);
         }
     }
 }

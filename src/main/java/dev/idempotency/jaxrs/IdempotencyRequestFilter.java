@@ -81,7 +81,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             return;
         }
         IdempotentExchange exchange = collaborators.exchange();
-        exchange.capture(captured, operation, runtime);
+        exchange.capture(captured, operation);
         if (operation == null) {
             return;
         }

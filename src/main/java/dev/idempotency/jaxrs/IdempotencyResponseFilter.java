@@ -3,9 +3,8 @@ package dev.idempotency.jaxrs;
 import dev.idempotency.internal.ProblemResponses;
 import dev.idempotency.internal.ResponseSnapshots;
 import dev.idempotency.internal.BusinessCommit;
-import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.IdempotentExchange;
-import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
@@ -14,8 +13,6 @@ import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
-import java.util.Optional;
 
 /**
  * Sends what the protocol decided: the stored bytes of the first response (for the first execution as
@@ -30,39 +27,31 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         IdempotentExchange exchange = collaborators.exchange();
-        if (exchange.request() == null || !exchange.isActive()) {
-            return;
-        }
-        IdempotentExchange.Reply reply = exchange.reply();
-        if (reply != null) {
+        ExchangeStage stage = exchange.stage();
+        if (stage instanceof ExchangeStage.Settled settled) {
+            settled.reply().ifPresent(reply -> ResponseSnapshots.apply(reply.response(), response, reply.replayed()));
+        } else if (stage instanceof ExchangeStage.AwaitingCommit awaiting) {
             BusinessCommit commit = collaborators.runtime().businessCommit();
-            if (!reply.awaitsCommit() || commit.committedPlainly(exchange, response.getStatus())) {
-                ResponseSnapshots.apply(reply.response(), response, reply.replayed());
-            } else if (exchange.transactionEnd() != IdempotentExchange.TransactionEnd.OPEN) {
-                answer(commit.settleJoined(exchange), reply, response);
+            if (commit.committedPlainly(awaiting, response.getStatus())) {
+                ResponseSnapshots.apply(awaiting.first(), response, false);
+            } else if (awaiting.end() != ExchangeStage.TransactionEnd.OPEN) {
+                answer(commit.settleJoined(exchange, awaiting), awaiting.first(), response);
             }
-            return;
+        } else if (stage instanceof ExchangeStage.Failed failed) {
+            StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
+            boolean retryable = failed.kind().retryable(failure.status());
+            collaborators.runtime().recordFailure(exchange, failed, failure, retryable);
+            ResponseSnapshots.apply(failure, response, false);
         }
-        Optional<IdempotentExchange.FailureKind> pending = exchange.pendingFailure();
-        if (pending.isEmpty()) {
-            return;
-        }
-        IdempotencyRuntime runtime = collaborators.runtime();
-        EndpointPolicy policy = exchange.policy();
-        StoredResponse failure = ResponseSnapshots.ofContext(response, exchange.request(), policy);
-        int status = failure.status();
-        boolean retryable = pending.get().retryable(status);
-        runtime.recordFailure(exchange, failure, retryable);
-        ResponseSnapshots.apply(failure, response, false);
     }
 
     /**
      * The joined transaction ended without a plain commit (rolled back, or its commit raised): what
      * {@link BusinessCommit} settled. A known rollback keeps the application's mapped answer.
      */
-    private void answer(BusinessCommit.Answer answer, IdempotentExchange.Reply reply, ContainerResponseContext response) {
+    private void answer(BusinessCommit.Answer answer, StoredResponse first, ContainerResponseContext response) {
         switch (answer) {
-            case FIRST_RESPONSE -> ResponseSnapshots.apply(reply.response(), response, false);
+            case FIRST_RESPONSE -> ResponseSnapshots.apply(first, response, false);
             case APPLICATION_ANSWER -> { }
             case RETRY_LATER -> {
                 Response rendered = collaborators.runtime().problems().toResponse(BusinessCommit.retryLaterProblem());
