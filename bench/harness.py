@@ -167,8 +167,8 @@ def database_counters(reset_statements):
 
 
 def top_statements(limit=12):
-    return [(int(c), q) for c, q in psql(
-        f"""SELECT s.calls, regexp_replace(s.query, '\\s+', ' ', 'g') FROM pg_stat_statements s
+    return [(int(c), float(t), q) for c, t, q in psql(
+        f"""SELECT s.calls, s.total_exec_time, regexp_replace(s.query, '\\s+', ' ', 'g') FROM pg_stat_statements s
             WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = '{PG_DB}')
               AND s.userid = (SELECT oid FROM pg_roles WHERE rolname = '{PG_ROLE}')
             ORDER BY s.calls DESC, s.query LIMIT {limit}""")]
@@ -430,7 +430,7 @@ def run_row(row, rep, measure=True, warmup=None):
         "pg_log_errors": pg_log.count("ERROR:") / n,
         "server_log_errors": len(re.findall(r" ERROR \[", server_log)),
         "pool_stalls": len(POOL_STALL.findall(server_log)),
-        "top_statements": [(round(c / n, 3), q) for c, q in statements],
+        "top_statements": [(round(c / n, 3), round(t * 1000 / c, 1) if c else 0.0, q) for c, t, q in statements],
     })
     result["tables"] = {}
     for name, after in sorted(tables_after.items()):
@@ -676,17 +676,18 @@ def report(all_rows, info, started, elapsed):
     # What each row sent to the database, from its last repetition.
     lines += ["", "## Statements per request", "",
               "The application role's statements in the last repetition of each row (`pg_stat_statements`, "
-              "calls per request, normalized text, most frequent first), and the tuple counters of every table "
+              "calls per request, mean execution time per call inside the server, normalized text, most frequent first), and the tuple counters of every table "
               "that changed (`pg_stat_user_tables`; dead tuples can drop when autovacuum or page pruning runs).", ""]
     for r in all_rows:
         if not r.results:
             continue
         last = r.results[-1]
         lines += [f"<details><summary>{r.label}, {r.conns} connections: {last['statements']:.2f} statements/req"
-                  f"</summary>", "", "| calls/req | statement |", "|---:|---|"]
-        for calls, query in last["top_statements"]:
+                  f"</summary>", "", "| calls/req | µs/call | statement |", "|---:|---:|---|"]
+        for entry in last["top_statements"]:
+            calls, micros, query = entry if len(entry) == 3 else (entry[0], None, entry[1])
             q = query if len(query) <= 160 else query[:157] + "..."
-            lines.append(f"| {calls:.3f} | `{q.replace('|', '¦')}` |")
+            lines.append(f"| {calls:.3f} | {'–' if micros is None else f'{micros:.0f}'} | `{q.replace('|', '¦')}` |")
         if last.get("tables"):
             lines += ["", "| table | inserts/req | updates/req | HOT updates/req | deletes/req | dead tuples/req |",
                       "|---|---:|---:|---:|---:|---:|"]

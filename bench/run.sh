@@ -137,7 +137,10 @@ export BENCH_MGMT_USER=bench-admin BENCH_MGMT_PASSWORD="Bench-$(head -c 12 /dev/
 
 log "starting WildFly"
 server_started=true
-LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$work/wildfly.pid" \
+# BENCH_JFR=<file>: the server records a JFR profile of the whole run there (written when it stops).
+jfr_options=""
+[ -n "${BENCH_JFR:-}" ] && jfr_options="-XX:StartFlightRecording=settings=profile,filename=$BENCH_JFR,dumponexit=true"
+JDK_JAVA_OPTIONS="$jfr_options" LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$work/wildfly.pid" \
   "$home/bin/standalone.sh" -b 127.0.0.1 -bmanagement 127.0.0.1 > "$work/wildfly.out" 2>&1 &
 for _ in $(seq 1 180); do
   [ -f "$home/standalone/deployments/bench.war.deployed" ] && break
