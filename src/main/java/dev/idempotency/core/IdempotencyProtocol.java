@@ -192,7 +192,7 @@ public final class IdempotencyProtocol {
             return replay(op, found.get());
         }
         throw new IdempotencyException(Problem.of(ProblemType.SUPERSEDED,
-                "another attempt of this operation took over; retry to get its outcome")
+                "this attempt's lease ran out and the operation was taken over or released; retry to get its outcome")
                 .retryAfter(retryAfter(op, found.flatMap(IdempotencyRecord::leaseUntil))));
     }
 
