@@ -22,7 +22,9 @@ public final class Fingerprinter {
     /** The version of the canonicalization and the field layout below. */
     public static final String VERSION = "v1";
 
-    private final List<byte[]> secrets;
+    // One keyed MAC per secret, never updated: each fingerprint works on a clone, which skips the provider
+    // lookup and the key schedule that Mac.getInstance and init cost on every request.
+    private final List<Mac> keyedMacs;
     private final CanonicalJson canonicalJson;
 
     /**
@@ -33,9 +35,10 @@ public final class Fingerprinter {
         if (currentSecret.length < 32) {
             throw new IllegalArgumentException("the fingerprint secret must be at least 32 bytes");
         }
-        this.secrets = new ArrayList<>();
-        this.secrets.add(currentSecret.clone());
-        previousSecrets.forEach(s -> this.secrets.add(s.clone()));
+        List<Mac> macs = new ArrayList<>();
+        macs.add(keyed(currentSecret));
+        previousSecrets.forEach(secret -> macs.add(keyed(secret)));
+        this.keyedMacs = List.copyOf(macs);
         this.canonicalJson = canonicalJson;
     }
 
@@ -60,7 +63,7 @@ public final class Fingerprinter {
         private RequestFingerprint(RequestFacts facts, byte[] canonicalBody) {
             this.facts = facts;
             this.canonicalBody = canonicalBody;
-            this.current = compute(secrets.get(0));
+            this.current = compute(keyedMacs.get(0));
         }
 
         /** The value to store: {@code v1:<hex>} under the current secret. */
@@ -76,30 +79,44 @@ public final class Fingerprinter {
             if (stored == null || !stored.startsWith(VERSION + ":")) {
                 return false;
             }
-            for (int i = 1; i < secrets.size(); i++) {
-                if (constantTimeEquals(compute(secrets.get(i)), stored)) {
+            for (int i = 1; i < keyedMacs.size(); i++) {
+                if (constantTimeEquals(compute(keyedMacs.get(i)), stored)) {
                     return true;
                 }
             }
             return false;
         }
 
-        private String compute(byte[] secret) {
-            try {
-                Mac mac = Mac.getInstance("HmacSHA256");
-                mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-                field(mac, VERSION);
-                field(mac, facts.method());
-                field(mac, facts.path());
-                field(mac, facts.mediaType());
-                field(mac, facts.apiVersion());
-                field(mac, facts.principal());
-                mac.update(ScopeDigest.lengthPrefix(canonicalBody.length));
-                mac.update(canonicalBody);
-                return VERSION + ":" + HexFormat.of().formatHex(mac.doFinal());
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("HmacSHA256 is on every Java platform", e);
-            }
+        private String compute(Mac keyed) {
+            Mac mac = fresh(keyed);
+            field(mac, VERSION);
+            field(mac, facts.method());
+            field(mac, facts.path());
+            field(mac, facts.mediaType());
+            field(mac, facts.apiVersion());
+            field(mac, facts.principal());
+            mac.update(ScopeDigest.lengthPrefix(canonicalBody.length));
+            mac.update(canonicalBody);
+            return VERSION + ":" + HexFormat.of().formatHex(mac.doFinal());
+        }
+    }
+
+    private static Mac keyed(byte[] secret) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.clone(), "HmacSHA256"));
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is on every Java platform", e);
+        }
+    }
+
+    // A MAC in the keyed state of the prototype; the prototype itself is only read.
+    private static Mac fresh(Mac keyed) {
+        try {
+            return (Mac) keyed.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the HmacSHA256 provider cannot clone a keyed MAC", e);
         }
     }
 
