@@ -21,7 +21,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Providers;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
@@ -60,7 +59,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             return;
         }
         int limit = runtime.maxRequestBytes();
-        byte[] body = readAtMost(context.getEntityStream(), limit);
+        byte[] body = readAtMost(context.getEntityStream(), context.getLength(), limit);
         if (body == null) {
             context.abortWith(problems.toResponse(
                     Problem.of(ProblemType.BODY_TOO_LARGE, "the request body exceeds " + limit + " bytes")));
@@ -101,19 +100,16 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
     }
 
     // Null when the body is longer than the limit.
-    private static byte[] readAtMost(InputStream in, int limit) throws IOException {
+    private static byte[] readAtMost(InputStream in, int declaredLength, int limit) throws IOException {
         if (in == null) {
             return new byte[0];
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buffer = new byte[8192];
-        int read;
-        while ((read = in.read(buffer)) != -1) {
-            if (out.size() + read > limit) {
-                return null;
-            }
-            out.write(buffer, 0, read);
+        if (declaredLength > limit) {
+            return null;
         }
-        return out.toByteArray();
+        // A declared length sizes the array exactly; without one, readNBytes grows it as bytes arrive. A
+        // byte after that (more than the limit, or more than declared) makes the body too large.
+        byte[] body = in.readNBytes(declaredLength >= 0 ? declaredLength : limit);
+        return in.read() == -1 ? body : null;
     }
 }

@@ -438,6 +438,27 @@ class IdempotentEndpointTest {
     }
 
     @Test
+    void aBodyOverTheLimitIsRefusedWithNothingStoredAndOneAtTheLimitRuns() throws Exception {
+        int limit = 1 << 20; // idempotency.max-request-bytes, its default
+        String json = payment("A-40");
+        String atLimit = json + " ".repeat(limit - json.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+        String overKey = newKey();
+
+        // Without a Content-Length (chunked), and with one that says so before a byte is read.
+        assertProblem(http.post("payments", atLimit + " ").key(overKey).send(), 413, "body-too-large");
+        assertProblem(http.post("payments", atLimit + " ").key(overKey)
+                .header("Content-Length", String.valueOf(limit + 1)).send(), 413, "body-too-large");
+        assertThat(payments("A-40")).isZero();
+        assertThat(recordOrNull(overKey, "status")).isNull();
+
+        String key = newKey();
+        assertThat(http.post("payments", atLimit).key(key).header("Content-Length", String.valueOf(limit)).send()
+                .status()).isEqualTo(201);
+        assertThat(http.post("payments", atLimit).key(key).send().header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(payments("A-40")).isEqualTo(1);
+    }
+
+    @Test
     void aResponseTooLargeToKeepRollsBackAndStoresNothing() throws Exception {
         String key = newKey();
         Http.Reply tooLarge = http.post("payments/large", payment("A-28")).key(key).send();
