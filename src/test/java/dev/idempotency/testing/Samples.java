@@ -9,8 +9,8 @@ import java.util.function.Consumer;
  * number, so that {@code -Didempotency.test.seed=<seed>} replays exactly that run.
  */
 public final class Samples {
-    /** Samples per property: enough to cover the generators' edges on every run, fast enough for the fast tests. */
-    public static final int DEFAULT_COUNT = 500;
+    /** Samples per property: as many as jqwik tried by default, which these checks replaced. */
+    public static final int DEFAULT_COUNT = 1000;
 
     private Samples() {
     }
