@@ -55,10 +55,8 @@ public class IdempotentInterceptor {
             return invocation.proceed();
         }
         Operation op;
-        Optional<IdempotencyRecord> read = null;
         if (stage instanceof ExchangeStage.Read r) {
             op = r.operation();
-            read = r.record();
         } else if (stage instanceof ExchangeStage.Prepared p) {
             op = p.operation();
         } else {
@@ -70,7 +68,7 @@ public class IdempotentInterceptor {
         exchange.admitting(op);
         IdempotencyProtocol protocol = runtime.protocol();
         // Admission goes on from the request filter's read when it made one.
-        Admission admission = read == null ? protocol.admit(op) : protocol.admit(op, read);
+        Admission admission = stage instanceof ExchangeStage.Read r ? protocol.admit(op, r.record()) : protocol.admit(op);
         if (admission instanceof Admission.Execute execute) {
             return execute(invocation, method, execute.claim(), request);
         }
