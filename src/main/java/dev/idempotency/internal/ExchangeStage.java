@@ -86,43 +86,35 @@ public sealed interface ExchangeStage {
         }
     }
 
+    /** A stage in which the request holds a claim that it still has to settle. */
+    sealed interface HoldingClaim extends ExchangeStage {
+        Claim claim();
+
+        @Override
+        default Operation active() {
+            return claim().operation();
+        }
+
+        @Override
+        default Optional<Claim> unsettledClaim() {
+            return Optional.of(claim());
+        }
+
+        @Override
+        default int attempt() {
+            return claim().attempt();
+        }
+    }
+
     /** Claimed: the business method runs under this claim. */
-    record Running(CapturedRequest request, Claim claim) implements ExchangeStage {
-        @Override
-        public Operation active() {
-            return claim.operation();
-        }
-
-        @Override
-        public Optional<Claim> unsettledClaim() {
-            return Optional.of(claim);
-        }
-
-        @Override
-        public int attempt() {
-            return claim.attempt();
-        }
+    record Running(CapturedRequest request, Claim claim) implements HoldingClaim {
     }
 
     /**
      * The business method, its finish or the commit of the library's own transaction threw: the response
      * filter records what the application's mappers make of it, as a failure of this kind.
      */
-    record Failed(CapturedRequest request, Claim claim, FailureKind kind) implements ExchangeStage {
-        @Override
-        public Operation active() {
-            return claim.operation();
-        }
-
-        @Override
-        public Optional<Claim> unsettledClaim() {
-            return Optional.of(claim);
-        }
-
-        @Override
-        public int attempt() {
-            return claim.attempt();
-        }
+    record Failed(CapturedRequest request, Claim claim, FailureKind kind) implements HoldingClaim {
     }
 
     /**
@@ -130,22 +122,7 @@ public sealed interface ExchangeStage {
      * {@code end} tells (reported by its synchronization, possibly from another thread).
      */
     record AwaitingCommit(CapturedRequest request, Claim claim, StoredResponse first, TransactionEnd end)
-            implements ExchangeStage {
-        @Override
-        public Operation active() {
-            return claim.operation();
-        }
-
-        @Override
-        public Optional<Claim> unsettledClaim() {
-            return Optional.of(claim);
-        }
-
-        @Override
-        public int attempt() {
-            return claim.attempt();
-        }
-
+            implements HoldingClaim {
         AwaitingCommit ended(TransactionEnd how) {
             return new AwaitingCommit(request, claim, first, how);
         }
