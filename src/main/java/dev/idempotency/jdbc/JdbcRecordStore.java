@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.RecordStatus;
+import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -463,49 +464,27 @@ public final class JdbcRecordStore implements RecordStore {
                 instant(rs, "updated_at"), instant(rs, "expires_at"));
     }
 
-    // {"name":["value",...],...}, written by hand: the finish of every first execution writes it, and a
-    // general serializer cost more than the rest of the record's parameters together (JFR). Read back by
-    // Jackson, which also reads what earlier versions wrote with it.
+    // {"name":["value",...],...}, written by hand with the canonical form's string writer: the finish of every
+    // first execution writes it, and a general serializer cost more than the rest of the record's parameters
+    // together (JFR). Read back by Jackson, which also reads what earlier versions wrote with it.
     static String headersJson(Map<String, List<String>> headers) {
         StringBuilder out = new StringBuilder(64 + 32 * headers.size()).append('{');
         for (Map.Entry<String, List<String>> header : headers.entrySet()) {
             if (out.length() > 1) {
                 out.append(',');
             }
-            quoted(out, header.getKey()).append(":[");
+            JacksonCanonicalJson.writeString(header.getKey(), out);
+            out.append(":[");
             List<String> values = header.getValue();
             for (int i = 0; i < values.size(); i++) {
                 if (i > 0) {
                     out.append(',');
                 }
-                quoted(out, values.get(i));
+                JacksonCanonicalJson.writeString(values.get(i), out);
             }
             out.append(']');
         }
         return out.append('}').toString();
-    }
-
-    private static StringBuilder quoted(StringBuilder out, String value) {
-        out.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20 || Character.isSurrogate(c) && !validSurrogateAt(value, i)) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('"');
-    }
-
-    // A surrogate that is half of a pair is written as is (the pair is one character in UTF-8); a lone one
-    // is escaped, so the text stays valid UTF-8 in the database.
-    private static boolean validSurrogateAt(String value, int i) {
-        char c = value.charAt(i);
-        return Character.isHighSurrogate(c) ? i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))
-                : i > 0 && Character.isHighSurrogate(value.charAt(i - 1));
     }
 
     static Map<String, List<String>> headers(String json) {

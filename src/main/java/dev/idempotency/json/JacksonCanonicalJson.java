@@ -367,7 +367,12 @@ public final class JacksonCanonicalJson implements CanonicalJson {
         return node.textValue();
     }
 
-    private static void writeString(String s, StringBuilder out) {
+    /**
+     * A JSON string with the fewest escapes, as the canonical form writes it (see the class comment): valid
+     * JSON for any Java string, unpaired surrogates included. Also what the JDBC store writes its stored
+     * headers with.
+     */
+    public static void writeString(String s, StringBuilder out) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

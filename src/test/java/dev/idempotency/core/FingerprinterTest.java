@@ -22,6 +22,40 @@ class FingerprinterTest {
     }
 
     @Test
+    void threadsSharingOneFingerprinterGetTheSameValuesAsOneThread() throws Exception {
+        // Every fingerprint works on a clone of one keyed MAC per secret: a clone that shared state with
+        // the prototype or with another clone would mix requests.
+        List<String> bodies = java.util.stream.IntStream.range(0, 64).mapToObj(i -> "{\"n\":" + i + "}").toList();
+        List<String> expected = bodies.stream().map(b -> fp(post(b)).value()).toList();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        try {
+            List<java.util.concurrent.Future<List<String>>> results = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                results.add(pool.submit(() -> {
+                    start.await();
+                    List<String> seen = new java.util.ArrayList<>();
+                    for (int round = 0; round < 50; round++) {
+                        for (String body : bodies) {
+                            seen.add(fp(post(body)).value());
+                        }
+                    }
+                    return seen;
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<List<String>> result : results) {
+                List<String> seen = result.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                for (int i = 0; i < seen.size(); i++) {
+                    assertThat(seen.get(i)).isEqualTo(expected.get(i % bodies.size()));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void keyOrderWhitespaceAndNumberSpellingDoNotChangeIt() {
         String first = fp(post("{\"amount\":100,\"currency\":\"EUR\"}")).value();
         assertThat(fp(post("{ \"currency\" : \"EUR\",\n \"amount\" : 100.0 }")).matches(first)).isTrue();
