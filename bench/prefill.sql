@@ -2,7 +2,9 @@
 -- benchmark is here, and it is the only file of the benchmark that knows the library's schema
 -- (src/main/resources/db/postgresql.sql): the record table idempotency_record and, when it exists, the
 -- quota table idempotency_record_quota (one row per caller and endpoint counting its stored records, one
--- per caller with endpoint '' counting its PROCESSING records). When that schema changes, change this file:
+-- per caller with endpoint '' counting its claims) and the give-backs idempotency_record_released (a caller's
+-- claims less its give-backs are its PROCESSING records; filled here with none given back, so the claims
+-- row holds the PROCESSING count). When that schema changes, change this file:
 -- empty every library table, then fill them so that each caller's counters agree with its records.
 --
 -- Run with psql as a superuser on the benchmark's database, before each write row:
@@ -16,6 +18,10 @@
 \set ON_ERROR_STOP on
 
 SELECT to_regclass('idempotency_record_quota') IS NOT NULL AS has_quota \gset
+SELECT to_regclass('idempotency_record_released') IS NOT NULL AS has_released \gset
+\if :has_released
+TRUNCATE idempotency_record_released;
+\endif
 \if :has_quota
 TRUNCATE bench_item, bench_ref_record, idempotency_record, idempotency_record_quota;
 \else

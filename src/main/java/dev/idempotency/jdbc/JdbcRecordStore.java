@@ -60,7 +60,7 @@ public final class JdbcRecordStore implements RecordStore {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.table = Objects.requireNonNull(table, "table");
-        this.sql = new RecordSql(table);
+        this.sql = new RecordSql(table, dialect);
     }
 
     /**
@@ -208,18 +208,46 @@ public final class JdbcRecordStore implements RecordStore {
                 setInstant(ps, i++, completion.expiresAt());
                 setInstant(ps, i++, completion.expiresAt());
                 ps.setString(i++, scopeKey);
-                ps.setString(i, ownerToken);
+                ps.setString(i++, ownerToken);
+                if (onePostgres) {
+                    ps.setInt(i, RecordSql.stripe(scopeKey));
+                }
                 finished = onePostgres ? counts(ps, 1)[0] == 1 : ps.executeUpdate() == 1;
             }
             if (finished && !onePostgres) {
-                try (PreparedStatement ps = c.prepareStatement(sql.giveBackInFlight)) {
-                    ps.setString(1, scopeKey);
-                    ps.setString(2, scopeKey);
-                    ps.executeUpdate();
-                }
+                giveBackInFlight(c, scopeKey);
             }
             return finished;
         });
+    }
+
+    // H2 and MariaDB: the finished record's give-back, in the finish's transaction. MariaDB's is one upsert; H2
+    // updates, creates the row when it was missing, and updates again when a concurrent finish created it.
+    private void giveBackInFlight(Connection c, String scopeKey) throws SQLException {
+        int stripe = RecordSql.stripe(scopeKey);
+        try (PreparedStatement update = c.prepareStatement(sql.giveBackInFlight)) {
+            update.setInt(1, stripe);
+            update.setString(2, scopeKey);
+            if (dialect == Dialect.MARIADB) {
+                update.executeUpdate();
+                return;
+            }
+            update.setString(3, scopeKey);
+            if (update.executeUpdate() == 1) {
+                return;
+            }
+            try (PreparedStatement create = c.prepareStatement(sql.giveBackInFlightCreate)) {
+                create.setInt(1, stripe);
+                create.setString(2, scopeKey);
+                create.executeUpdate();
+                return;
+            } catch (SQLException e) {
+                if (dialect.classify(e) != Dialect.Failure.DUPLICATE) {
+                    throw e;
+                }
+            }
+            update.executeUpdate();
+        }
     }
 
     @Override
@@ -257,35 +285,42 @@ public final class JdbcRecordStore implements RecordStore {
                     ps.executeUpdate();
                 }
             }
-            int before;
+            long charged;
             try (PreparedStatement ps = c.prepareStatement(sql.lockQuota)) {
                 setAll(ps, tenant, principal, row);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         return false;
                     }
-                    before = rs.getInt(1);
+                    charged = rs.getLong(1);
                 }
             }
             // Counted after the lock, in a statement of its own: it sees every change committed before the
-            // lock was granted, and every later one changes the row relative to this count.
-            int counted;
+            // lock was granted, and every later one changes the row relative to this count. In flight: the
+            // charges become the records running plus what was given back, read in the same snapshot.
+            long counted;
+            long givenBack = 0;
             boolean inFlight = limit == QuotaExceededException.Limit.IN_FLIGHT;
-            try (PreparedStatement ps = c.prepareStatement(inFlight ? sql.countInFlight : sql.countKeys)) {
-                ps.setString(1, tenant);
-                ps.setString(2, principal);
-                if (!inFlight) {
-                    ps.setString(3, endpoint);
+            try (PreparedStatement ps = c.prepareStatement(inFlight ? sql.countInFlightAndReleased : sql.countKeys)) {
+                setAll(ps, tenant, principal, inFlight ? tenant : endpoint);
+                if (inFlight) {
+                    ps.setString(4, principal);
                 }
-                counted = counts(ps, 1)[0];
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    counted = rs.getLong(1);
+                    if (inFlight) {
+                        givenBack = rs.getLong(2);
+                    }
+                }
             }
             try (PreparedStatement ps = c.prepareStatement(sql.setQuota)) {
-                ps.setInt(1, counted);
+                ps.setLong(1, counted + givenBack);
                 setInstant(ps, 2, now);
                 setAll(ps, 3, tenant, principal, row);
                 ps.executeUpdate();
             }
-            return counted < before;
+            return counted < charged - givenBack;
         });
     }
 
@@ -353,9 +388,22 @@ public final class JdbcRecordStore implements RecordStore {
     // primary key, and the update is tried again on its row).
     private boolean chargeOne(Connection c, String tenant, String principal, String row, int limit)
             throws SQLException {
+        // In flight, with a limit: less what was given back, read without a lock (one not yet visible only
+        // makes the count higher).
+        long givenBack = 0;
+        if (limit != 0 && RecordSql.ALL_ENDPOINTS.equals(row)) {
+            try (PreparedStatement sum = c.prepareStatement(sql.sumReleased)) {
+                setAll(sum, tenant, principal);
+                try (ResultSet rs = sum.executeQuery()) {
+                    rs.next();
+                    givenBack = rs.getLong(1);
+                }
+            }
+        }
         try (PreparedStatement update = c.prepareStatement(sql.charge)) {
             setAll(update, tenant, principal, row);
-            update.setInt(4, limit == 0 ? Integer.MAX_VALUE : limit);
+            update.setLong(4, givenBack);
+            update.setLong(5, limit == 0 ? Long.MAX_VALUE : limit);
             if (update.executeUpdate() == 1) {
                 return true;
             }

@@ -1,12 +1,19 @@
 package dev.idempotency.jdbc;
 
 /**
- * The record store's statements for one table and its quota table. Every state change is conditional: a
- * takeover on the owner token and status it read, a finish on the owner token and PROCESSING, so an
+ * The record store's statements for one table and its two counter tables. Every state change is conditional:
+ * a takeover on the owner token and status it read, a finish on the owner token and PROCESSING, so an
  * executor that was taken over changes nothing. On PostgreSQL a claim, a takeover and a finish are each
- * one statement (data-modifying CTEs carry the quota change along, and {@code ON CONFLICT DO NOTHING}
- * answers a duplicate without an error); H2 and MariaDB run the quota change as a second statement in the
- * same transaction (docs/adr/0004).
+ * one statement (data-modifying CTEs carry the counter changes along, and {@code ON CONFLICT DO NOTHING}
+ * answers a duplicate without an error); H2 and MariaDB run the counter changes as statements of their own
+ * in the same transaction (docs/adr/0005).
+ *
+ * <p>A caller's in-flight count is its charges ({@code <table>_quota}, endpoint '') minus its give-backs
+ * ({@code <table>_released}, spread over {@link #STRIPES} rows by scope key). Both only grow. A finish adds
+ * its give-back in the business transaction, so the row it locks is one of the stripes, never the row every
+ * claim of the caller charges: one caller's claims do not wait for its finishes to commit. A claim reads the
+ * give-backs without locking them; one not yet committed, or committed after the claim's snapshot, makes
+ * the count higher than it is, never lower — the limit is never passed.
  */
 final class RecordSql {
     private static final String COLUMNS = "scope_key, tenant, principal, endpoint, request_hash, status, resource_id,"
@@ -15,6 +22,8 @@ final class RecordSql {
     private static final String VALUES = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
     /** The quota row counting a caller's PROCESSING records over all endpoints (endpoint names are never empty). */
     static final String ALL_ENDPOINTS = "";
+    /** Rows per caller among which give-backs spread: two finishes of one caller share one with odds 1/8. */
+    static final int STRIPES = 8;
 
     final String insert;
     final String find;
@@ -27,12 +36,14 @@ final class RecordSql {
     final String charge;
     final String createQuota;
     final String giveBackInFlight;
+    final String giveBackInFlightCreate;
+    final String sumReleased;
     final String readQuota;
     final String lockQuota;
     final String markChecked;
     final String releaseExpiredClaims;
     final String deleteExpiredOfCaller;
-    final String countInFlight;
+    final String countInFlightAndReleased;
     final String countKeys;
     final String setQuota;
     final String giveBackKeys;
@@ -42,8 +53,9 @@ final class RecordSql {
     final String takeOverInOneStatement;
     final String finishInOneStatement;
 
-    RecordSql(String table) {
+    RecordSql(String table, Dialect dialect) {
         String quota = table + "_quota";
+        String released = table + "_released";
         insert = "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES + ")";
         find = "SELECT " + COLUMNS + " FROM " + table + " WHERE scope_key = ?";
         String takeOverSet = "UPDATE " + table + " SET request_hash = ?, status = 'PROCESSING', resource_id = NULL,"
@@ -62,11 +74,20 @@ final class RecordSql {
                 + " WHERE expires_at < ? AND status <> 'PROCESSING' ORDER BY expires_at LIMIT ?";
         deleteExpired = "DELETE FROM " + table + " WHERE scope_key = ? AND expires_at < ? AND status <> 'PROCESSING'";
 
-        charge = "UPDATE " + quota + " SET used = used + 1 WHERE tenant = ? AND principal = ? AND endpoint = ? AND used < ?";
+        // Parameters: tenant, principal, row, what was given back (in-flight; 0 for keys), limit.
+        charge = "UPDATE " + quota + " SET used = used + 1 WHERE tenant = ? AND principal = ? AND endpoint = ?"
+                + " AND used - ? < ?";
         createQuota = "INSERT INTO " + quota + " (tenant, principal, endpoint, used) VALUES (?, ?, ?, 1)";
-        giveBackInFlight = "UPDATE " + quota + " SET used = used - 1 WHERE used > 0 AND endpoint = '" + ALL_ENDPOINTS
-                + "' AND tenant = (SELECT tenant FROM " + table + " WHERE scope_key = ?)"
-                + " AND principal = (SELECT principal FROM " + table + " WHERE scope_key = ?)";
+        sumReleased = "SELECT COALESCE(SUM(released), 0) FROM " + released + " WHERE tenant = ? AND principal = ?";
+        // The give-back of a finished record's caller (H2, MariaDB; PostgreSQL's is in its finish statement).
+        // Parameters: stripe, scope key (H2's update: stripe, scope key, scope key).
+        String callerOf = " FROM " + table + " WHERE scope_key = ?";
+        giveBackInFlightCreate = "INSERT INTO " + released + " (tenant, principal, stripe, released)"
+                + " SELECT tenant, principal, ?, 1" + callerOf;
+        giveBackInFlight = dialect == Dialect.MARIADB
+                ? giveBackInFlightCreate + " ON DUPLICATE KEY UPDATE released = released + 1"
+                : "UPDATE " + released + " SET released = released + 1 WHERE stripe = ?"
+                        + " AND tenant = (SELECT tenant" + callerOf + ") AND principal = (SELECT principal" + callerOf + ")";
         readQuota = "SELECT used, checked_at FROM " + quota + " WHERE tenant = ? AND principal = ? AND endpoint = ?";
         lockQuota = readQuota + " FOR UPDATE";
         markChecked = "UPDATE " + quota + " SET checked_at = ? WHERE tenant = ? AND principal = ? AND endpoint = ?";
@@ -74,21 +95,32 @@ final class RecordSql {
                 + " WHERE tenant = ? AND principal = ? AND status = 'PROCESSING' AND lease_until < ?";
         deleteExpiredOfCaller = "DELETE FROM " + table + " WHERE tenant = ? AND principal = ? AND endpoint = ?"
                 + " AND expires_at < ? AND status <> 'PROCESSING'";
-        countInFlight = "SELECT COUNT(*) FROM " + table + " WHERE tenant = ? AND principal = ? AND status = 'PROCESSING'";
+        // One statement, one snapshot: a finish changes its record and its give-back in one transaction.
+        countInFlightAndReleased = "SELECT (SELECT COUNT(*) FROM " + table
+                + " WHERE tenant = ? AND principal = ? AND status = 'PROCESSING'), (" + sumReleased + ")";
         countKeys = "SELECT COUNT(*) FROM " + table + " WHERE tenant = ? AND principal = ? AND endpoint = ?";
         setQuota = "UPDATE " + quota + " SET used = ?, checked_at = ? WHERE tenant = ? AND principal = ? AND endpoint = ?";
         giveBackKeys = "UPDATE " + quota + " SET used = CASE WHEN used > ? THEN used - ? ELSE 0 END"
                 + " WHERE tenant = ? AND principal = ? AND endpoint = ?";
 
-        String upsertCharge = " ON CONFLICT (tenant, principal, endpoint) DO UPDATE SET used = " + quota + ".used + 1"
-                + " WHERE " + quota + ".used < ? RETURNING 1";
+        String upsert = " ON CONFLICT (tenant, principal, endpoint) DO UPDATE SET used = " + quota + ".used + 1 WHERE ";
+        String chargeInFlight = upsert + quota + ".used - (SELECT COALESCE(SUM(r.released), 0) FROM " + released
+                + " r WHERE r.tenant = " + quota + ".tenant AND r.principal = " + quota + ".principal) < ? RETURNING 1";
+        String chargeKey = upsert + quota + ".used < ? RETURNING 1";
         claimInOneStatement = withCharges("claimed", "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES
-                + ") ON CONFLICT (scope_key) DO NOTHING", quota, upsertCharge);
-        takeOverInOneStatement = withCharges("taken", takeOverSet, quota, upsertCharge);
+                + ") ON CONFLICT (scope_key) DO NOTHING", quota, chargeInFlight, chargeKey);
+        takeOverInOneStatement = withCharges("taken", takeOverSet, quota, chargeInFlight, chargeKey);
+        // Parameters: the finish's, then the stripe.
         finishInOneStatement = "WITH finished AS (" + finishSet + " RETURNING tenant, principal),"
-                + " freed AS (UPDATE " + quota + " q SET used = q.used - 1 FROM finished f WHERE q.tenant = f.tenant"
-                + " AND q.principal = f.principal AND q.endpoint = '" + ALL_ENDPOINTS + "' AND q.used > 0 RETURNING 1)"
+                + " freed AS (INSERT INTO " + released + " (tenant, principal, stripe, released)"
+                + " SELECT tenant, principal, ?, 1 FROM finished ON CONFLICT (tenant, principal, stripe)"
+                + " DO UPDATE SET released = " + released + ".released + 1 RETURNING 1)"
                 + " SELECT COUNT(*) FROM finished";
+    }
+
+    /** The give-back row of a record: spread by scope key, so that a caller's finishes rarely share one. */
+    static int stripe(String scopeKey) {
+        return Math.floorMod(scopeKey.hashCode(), STRIPES);
     }
 
     /**
@@ -96,12 +128,13 @@ final class RecordSql {
      * data-modifying CTEs; answers (records changed, in-flight charged, key charged). Parameters: the change's,
      * then for each charge whether it applies and its limit.
      */
-    private static String withCharges(String name, String change, String quota, String upsertCharge) {
+    private static String withCharges(String name, String change, String quota, String chargeInFlight,
+                                      String chargeKey) {
         return "WITH " + name + " AS (" + change + " RETURNING tenant, principal, endpoint),"
                 + " in_flight AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, '" + ALL_ENDPOINTS + "', 1 FROM " + name + " WHERE ?" + upsertCharge + "),"
+                + " SELECT tenant, principal, '" + ALL_ENDPOINTS + "', 1 FROM " + name + " WHERE ?" + chargeInFlight + "),"
                 + " held AS (INSERT INTO " + quota + " (tenant, principal, endpoint, used)"
-                + " SELECT tenant, principal, endpoint, 1 FROM " + name + " WHERE ?" + upsertCharge + ")"
+                + " SELECT tenant, principal, endpoint, 1 FROM " + name + " WHERE ?" + chargeKey + ")"
                 + " SELECT (SELECT COUNT(*) FROM " + name + "), (SELECT COUNT(*) FROM in_flight), (SELECT COUNT(*) FROM held)";
     }
 }

@@ -58,6 +58,7 @@ class IdempotentEndpointTest {
         h2.update("DELETE FROM test_payment");
         h2.update("DELETE FROM " + TestStore.TABLE);
         h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
+        h2.update("DELETE FROM " + TestStore.TABLE + "_released");
         weld.select(EventLog.class).get().clear();
         PaymentResource.duringExecution = key -> { };
     }

@@ -36,6 +36,7 @@ class ServerConfigSqlTest {
         TestDatabase db = Databases.named(name);
         db.update("DROP TABLE IF EXISTS " + TABLE);
         db.update("DROP TABLE IF EXISTS " + TABLE + "_quota");
+        db.update("DROP TABLE IF EXISTS " + TABLE + "_released");
         run(db, Path.of("server-config/sql/schema-" + name + ".sql"));
         JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
         JtaTransactions tx = new JtaTransactions(Narayana.transactionManager());
@@ -58,6 +59,7 @@ class ServerConfigSqlTest {
         assertThat(db.count("SELECT COUNT(*) FROM " + TABLE + " WHERE status = 'PROCESSING'")).isEqualTo(2);
         db.update("DROP TABLE " + TABLE);
         db.update("DROP TABLE " + TABLE + "_quota");
+        db.update("DROP TABLE " + TABLE + "_released");
     }
 
     private static void run(TestDatabase db, Path script) throws IOException, SQLException {

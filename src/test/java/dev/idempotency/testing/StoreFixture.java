@@ -19,6 +19,7 @@ public final class StoreFixture {
         this.transactions = new JtaTransactions(Narayana.transactionManager());
         database.update("DROP TABLE IF EXISTS " + table);
         database.update("DROP TABLE IF EXISTS " + table + "_quota");
+        database.update("DROP TABLE IF EXISTS " + table + "_released");
         this.store = JdbcRecordStore.forDataSource(database.dataSource(), table);
         transactions.requiresNew(() -> {
             store.createSchema();
