@@ -286,6 +286,10 @@ public final class IdempotencySettings {
         } catch (IllegalArgumentException e) {
             throw invalid(keyOf(Setting.FINGERPRINT_DEFAULTS, endpoint), "(see message)", e.getMessage());
         }
+        String query = endpointRaw(Setting.FINGERPRINT_QUERY, endpoint, null);
+        if (!query.equals("include") && !query.equals("ignore")) {
+            throw invalid(keyOf(Setting.FINGERPRINT_QUERY, endpoint), query, "must be include or ignore");
+        }
         List<String> replayed = splitList(endpointRaw(Setting.REPLAYED_HEADERS, endpoint, null));
         for (String header : replayed) {
             if (header.equalsIgnoreCase("Set-Cookie") || header.equalsIgnoreCase("Authorization")
@@ -299,7 +303,8 @@ public final class IdempotencySettings {
                 ignored, defaults, nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
-                replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null));
+                replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null),
+                query.equals("include"));
     }
 
     private Map<String, String> fieldDefaults(String endpoint) {

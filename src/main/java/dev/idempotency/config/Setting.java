@@ -38,6 +38,8 @@ public enum Setting {
     MAX_REQUEST_BYTES("max-request-bytes", "1048576", false, "Largest request body accepted on an idempotent endpoint (413 beyond)."),
     REPLAYED_HEADERS("replayed-headers", "", true, "Response headers replayed besides Location and Content-Type (comma-separated)."),
     FINGERPRINT_IGNORE("fingerprint.ignore-fields", "", true, "JSON fields (dotted paths) left out of the fingerprint."),
+    FINGERPRINT_QUERY("fingerprint.query", "include", true,
+            "Whether the query string is part of the fingerprint: include (parameter order and encoding do not matter) or ignore."),
     FINGERPRINT_DEFAULTS("fingerprint.defaults", "", true, "Defaults applied before fingerprinting: path=<json>;path=<json>."),
     MAX_IN_FLIGHT_PER_PRINCIPAL("max-in-flight-per-principal", "100", true, "Most PROCESSING operations per principal over all endpoints, checked when this endpoint claims (0: no limit)."),
     MAX_KEYS_PER_ENDPOINT("max-keys-per-endpoint", "10000", true, "Most stored keys per principal and endpoint; expired ones count until purged or removed at the limit (0: no limit)."),

@@ -37,6 +37,7 @@ import java.util.Set;
  * @param retryAfterMax           the longest {@code Retry-After} promised to an in-flight duplicate
  * @param apiVersion              where the API version of a request is read for its fingerprint
  * @param statusPath              path of the status resource under the application's base URI (202 Location)
+ * @param queryInFingerprint      whether the request's query string is part of its fingerprint
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -45,7 +46,7 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              boolean externalSideEffects, int mismatchStatus, Set<String> ignoredFields,
                              Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
-                             ApiVersionSource apiVersion, String statusPath) {
+                             ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");

@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * The request fingerprint: HMAC-SHA-256 with a server secret over method, path, media type, API version,
- * principal and the canonical body, each length-prefixed. Stored as {@code v1:<64 hex>}; the version
+ * principal, the canonical body and the canonical query (when there is one), each length-prefixed; the query
+ * comes last, after the length-prefixed body, so that a request without one keeps the value it always had. Stored as {@code v1:<64 hex>}; the version
  * names the canonicalization, so that a change of rules never makes old and new instances disagree
  * silently. A server secret (not a bare hash) keeps low-entropy bodies from being guessed offline from a
  * leaked table. After a rotation, a fingerprint made with a previous secret still matches.
@@ -97,6 +98,9 @@ public final class Fingerprinter {
             field(mac, facts.principal());
             mac.update(ScopeDigest.lengthPrefix(canonicalBody.length));
             mac.update(canonicalBody);
+            if (!facts.query().isEmpty()) {
+                field(mac, facts.query());
+            }
             return VERSION + ":" + HexFormat.of().formatHex(mac.doFinal());
         }
     }

@@ -11,9 +11,11 @@ import java.util.Objects;
  * @param apiVersion  the API version (configured header or path segment), or {@code ""}
  * @param principal   the caller
  * @param body        the body bytes as received
+ * @param query       the canonical query ({@link QueryString}), or {@code ""} for none or when the endpoint
+ *                    leaves the query out of its fingerprint
  */
 public record RequestFacts(String method, String path, String contentType, String apiVersion, String principal,
-                           byte[] body) {
+                           byte[] body, String query) {
     public RequestFacts {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(path, "path");
@@ -21,6 +23,13 @@ public record RequestFacts(String method, String path, String contentType, Strin
         Objects.requireNonNull(apiVersion, "apiVersion");
         Objects.requireNonNull(principal, "principal");
         Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(query, "query");
+    }
+
+    /** A request without a query string. */
+    public RequestFacts(String method, String path, String contentType, String apiVersion, String principal,
+                        byte[] body) {
+        this(method, path, contentType, apiVersion, principal, body, "");
     }
 
     /** Whether the body is JSON by its media type ({@code application/json} or {@code +json}). */

@@ -27,6 +27,9 @@ public final class RequestPreparation {
         /** The raw request path. */
         String path();
 
+        /** The raw query string, without {@code ?}; "" when there is none. */
+        String query();
+
         /** Content-Type as sent, or "". */
         String contentType();
 
@@ -120,7 +123,7 @@ public final class RequestPreparation {
     private Fingerprinter.RequestFingerprint fingerprint(Incoming request, EndpointPolicy policy, Scope scope) {
         RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
                 policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
-                request.body());
+                request.body(), policy.queryInFingerprint() ? QueryString.canonical(request.query()) : "");
         try {
             return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
         } catch (CanonicalJson.MalformedBodyException e) {

@@ -16,6 +16,7 @@ import java.util.TreeMap;
  *
  * @param method      HTTP method
  * @param path        the raw request path
+ * @param query       the raw query string, or ""
  * @param baseUri     the application's base URI (for the status resource's location)
  * @param contentType Content-Type as sent, or ""
  * @param headers     request headers, names case-insensitive
@@ -23,10 +24,11 @@ import java.util.TreeMap;
  * @param security    the request's security context
  * @param providers   the application's JAX-RS providers (writers for the first response)
  */
-public record CapturedRequest(String method, String path, URI baseUri, String contentType,
+public record CapturedRequest(String method, String path, String query, URI baseUri, String contentType,
                               Map<String, List<String>> headers, byte[] body, SecurityContext security,
                               Providers providers) implements RequestPreparation.Incoming {
     public CapturedRequest {
+        query = query == null ? "" : query;
         TreeMap<String, List<String>> copy = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.forEach((name, values) -> copy.merge(name, List.copyOf(values),
                 (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream()).toList()));

@@ -67,7 +67,8 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         context.setEntityStream(new ByteArrayInputStream(body));
         String contentType = context.getHeaderString(HttpHeaders.CONTENT_TYPE);
-        CapturedRequest captured = new CapturedRequest(context.getMethod(), context.getUriInfo().getRequestUri().getRawPath(),
+        java.net.URI uri = context.getUriInfo().getRequestUri();
+        CapturedRequest captured = new CapturedRequest(context.getMethod(), uri.getRawPath(), uri.getRawQuery(),
                 context.getUriInfo().getBaseUri(), contentType == null ? "" : contentType, context.getHeaders(), body,
                 context.getSecurityContext(), providers);
         Operation operation;

@@ -50,7 +50,7 @@ public abstract class IdempotencyStatusResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response status(@PathParam("key") String key) {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
-        CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), uriInfo.getBaseUri(),
+        CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
         IdempotencyRecord record = runtime.findOwn(request, endpoint(), key).orElseThrow(() ->
                 new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,

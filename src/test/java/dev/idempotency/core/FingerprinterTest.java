@@ -14,11 +14,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FingerprinterTest {
     private static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
     private static final byte[] OLD_SECRET = "an older secret of thirty-two bytes!".getBytes(StandardCharsets.UTF_8);
+    private static final String GOLDEN_A1 = "v1:4490c7d87c71fdc9641c9cfb345e83b631e747d8234011116faa44d37e83a6e7";
     private final Fingerprinter fingerprinter = new Fingerprinter(SECRET, List.of(), new JacksonCanonicalJson());
 
     @Test
     void valueIsVersionedHmacHex() {
         assertThat(fp(post("{\"a\":1}")).value()).matches("v1:[0-9a-f]{64}");
+    }
+
+    // A request without a query string fingerprints as before the query was added (computed by 0.1.0 builds
+    // up to ab36777): records stored by an earlier instance keep matching during a rolling upgrade.
+    @Test
+    void aRequestWithoutQueryKeepsTheValueEarlierBuildsStored() {
+        assertThat(fp(post("{\"a\":1}")).value()).isEqualTo(GOLDEN_A1);
+        RequestFacts withQuery = new RequestFacts("POST", "/api/payments", "application/json", "", "acme/alice",
+                "{\"a\":1}".getBytes(StandardCharsets.UTF_8), "dryRun=true");
+        assertThat(fp(withQuery).value()).isNotEqualTo(GOLDEN_A1);
     }
 
     @Test

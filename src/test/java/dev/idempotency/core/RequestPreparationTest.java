@@ -43,6 +43,23 @@ class RequestPreparationTest {
         assertThat(again.fingerprint().matches(first.fingerprint().value())).isTrue();
     }
 
+    // POST /transfers?dryRun=true and POST /transfers with one key are two requests (design guide §3).
+    @Test
+    void theQueryStringIsPartOfTheFingerprintUnlessTheEndpointLeavesItOut() {
+        Map<String, String> key = Map.of("Idempotency-Key", "k");
+        String plain = preparation.prepare(request("alice", key, "{}"), header, Optional.empty()).orElseThrow()
+                .fingerprint().value();
+        Fingerprinter.RequestFingerprint dryRun = preparation.prepare(request("alice", key, "{}", "dryRun=true&x=1"),
+                header, Optional.empty()).orElseThrow().fingerprint();
+        assertThat(dryRun.matches(plain)).isFalse();
+        assertThat(preparation.prepare(request("alice", key, "{}", "x=%31&dryRun=true"), header, Optional.empty())
+                .orElseThrow().fingerprint().matches(dryRun.value())).as("the same parameters, respelled").isTrue();
+
+        EndpointPolicy ignoring = PolicyBuilder.defaults().with(p -> p.queryInFingerprint = false).build();
+        assertThat(preparation.prepare(request("alice", key, "{}", "dryRun=true"), ignoring, Optional.empty())
+                .orElseThrow().fingerprint().matches(plain)).isTrue();
+    }
+
     @Test
     void aMissingKeyIsRejectedOnlyWhereItIsRequired() {
         assertThatThrownBy(() -> preparation.prepare(request("alice", Map.of(), "{}"), header, Optional.empty()))
@@ -68,10 +85,15 @@ class RequestPreparationTest {
                 p.inFlightWait(), p.storage(), p.replayWith(), p.finalOn(), p.retryOn(), p.externalSideEffects(),
                 p.mismatchStatus(), p.ignoredFields(), p.fieldDefaults(), p.maxInFlightPerPrincipal(),
                 p.maxKeysPerEndpoint(), p.maxResponseBytes(), p.replayedHeaders(), p.retryAfterMax(), p.apiVersion(),
-                p.statusPath());
+                p.statusPath(), p.queryInFingerprint());
     }
 
     private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body) {
+        return request(principal, headers, body, "");
+    }
+
+    private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body,
+                                                       String query) {
         return new RequestPreparation.Incoming() {
             @Override
             public String method() {
@@ -81,6 +103,11 @@ class RequestPreparationTest {
             @Override
             public String path() {
                 return "/api/payments";
+            }
+
+            @Override
+            public String query() {
+                return query;
             }
 
             @Override

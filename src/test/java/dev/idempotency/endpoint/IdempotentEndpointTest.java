@@ -135,6 +135,17 @@ class IdempotentEndpointTest {
     }
 
     @Test
+    void theSameKeyWithAnotherQueryStringIs422AndRespelledParametersReplay() throws Exception {
+        String key = newKey();
+        assertThat(http.post("payments?b=2&a=1", payment("Q-1")).key(key).send().status()).isEqualTo(201);
+        assertThat(http.post("payments?a=1&b=%32", payment("Q-1")).key(key).send().header("Idempotent-Replayed"))
+                .isEqualTo("true");
+        assertProblem(http.post("payments?a=1&b=2&dryRun=true", payment("Q-1")).key(key).send(), 422, "fingerprint-mismatch");
+        assertProblem(http.post("payments", payment("Q-1")).key(key).send(), 422, "fingerprint-mismatch");
+        assertThat(payments("Q-1")).isEqualTo(1);
+    }
+
+    @Test
     void theSameKeyWithAnotherBodyIs422() throws Exception {
         String key = newKey();
         http.post("payments", payment("A-5")).key(key).send();

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The request's stages, one immutable value at a time, and what the application's context sees of them. */
 class IdempotentExchangeTest {
-    private static final CapturedRequest REQUEST = new CapturedRequest("POST", "/p", URI.create("http://h/"),
+    private static final CapturedRequest REQUEST = new CapturedRequest("POST", "/p", "", URI.create("http://h/"),
             "application/json", Map.of("Idempotency-Key", List.of("k-1")), "{}".getBytes(), null, null);
     private static final StoredResponse CREATED = new StoredResponse(201, Map.of(), new byte[]{'{', '}'},
             StoredResponse.PLAIN);

@@ -23,6 +23,7 @@ public final class PolicyBuilder {
     public int maxInFlight = 100;
     public int maxKeys = 10_000;
     public Duration retryAfterMax = Duration.ofSeconds(5);
+    public boolean queryInFingerprint = true;
 
     public static PolicyBuilder defaults() {
         return new PolicyBuilder();
@@ -37,6 +38,6 @@ public final class PolicyBuilder {
         return new EndpointPolicy(endpoint, KeySource.HEADER, "Idempotency-Key", true, retention, lease, inFlight,
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 Set.of("traceId"), Map.of(), maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
-                dev.idempotency.core.ApiVersionSource.NONE, "idempotency");
+                dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint);
     }
 }
