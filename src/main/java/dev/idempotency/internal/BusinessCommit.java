@@ -31,6 +31,11 @@ public final class BusinessCommit {
         FIRST_RESPONSE,
         /** It rolled back as the application knows (its exception mapped): the application's answer stands. */
         APPLICATION_ANSWER,
+        /**
+         * It rolled back although the method answered without an error (the application marked it
+         * rollback-only): that answer must not reach the client as done; the retry runs again.
+         */
+        ROLLED_BACK,
         /** Nothing committed, or nobody can tell now: 503, retry the same key. */
         RETRY_LATER
     }
@@ -53,7 +58,7 @@ public final class BusinessCommit {
         } catch (JtaTransactions.TransactionFailure failure) {
             if (failure.rolledBack()) {
                 exchange.failed(ExchangeStage.FailureKind.BY_STATUS);
-                throw applicationCause(failure);
+                throw applicationCause(failure).orElseGet(() -> rolledBack(failure));
             }
             if (protocol.settleUnknownCommit(claim).isEmpty()) {
                 exchange.settled(Optional.empty());
@@ -71,8 +76,11 @@ public final class BusinessCommit {
         return awaiting.end() == ExchangeStage.TransactionEnd.COMMITTED && responseStatus == awaiting.first().status();
     }
 
-    /** A joined transaction ended otherwise: settled now, before the answer goes out. */
-    public Answer settleJoined(IdempotentExchange exchange, ExchangeStage.AwaitingCommit awaiting) {
+    /**
+     * A joined transaction ended otherwise: settled now, before the answer goes out. {@code responseStatus}
+     * is what the application answered: the method's own response, or its mapping of an error at commit.
+     */
+    public Answer settleJoined(IdempotentExchange exchange, ExchangeStage.AwaitingCommit awaiting, int responseStatus) {
         Optional<Boolean> committed;
         try {
             committed = Optional.of(protocol.settleUnknownCommit(awaiting.claim()).isPresent());
@@ -87,7 +95,23 @@ public final class BusinessCommit {
             return Answer.FIRST_RESPONSE;
         }
         boolean knownRollback = awaiting.end() == ExchangeStage.TransactionEnd.ROLLED_BACK;
-        return knownRollback && committed.isPresent() ? Answer.APPLICATION_ANSWER : Answer.RETRY_LATER;
+        if (!knownRollback || committed.isEmpty()) {
+            return Answer.RETRY_LATER;
+        }
+        // The method's own answer, unchanged by an error at commit: the application marked its transaction
+        // rollback-only and still answered as if it was done.
+        boolean methodsOwnAnswer = responseStatus == awaiting.first().status() && responseStatus < 400;
+        return methodsOwnAnswer ? Answer.ROLLED_BACK : Answer.APPLICATION_ANSWER;
+    }
+
+    /** The 500 for a method that answered success from a transaction that then rolled back. */
+    public static Problem rolledBackProblem() {
+        return Problem.of(ProblemType.ROLLED_BACK, "the operation's transaction was marked rollback-only and rolled"
+                + " back: nothing was done; a retry with the same key runs it again");
+    }
+
+    private static IdempotencyException rolledBack(Throwable cause) {
+        return new IdempotencyException(rolledBackProblem(), cause);
     }
 
     /**
@@ -124,11 +148,12 @@ public final class BusinessCommit {
 
     // A rollback at commit caused by the application (a constraint checked at flush) is the application's
     // error: its own exception, so that its mappers answer, not a library wrapper.
-    private static RuntimeException applicationCause(JtaTransactions.TransactionFailure failure) {
+    // Empty when the transaction was only marked rollback-only.
+    private static Optional<RuntimeException> applicationCause(JtaTransactions.TransactionFailure failure) {
         Throwable rollback = failure.getCause();
         if (rollback != null && rollback.getCause() instanceof RuntimeException cause) {
-            return cause;
+            return Optional.of(cause);
         }
-        return failure;
+        return Optional.empty();
     }
 }

@@ -35,7 +35,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
             if (commit.committedPlainly(awaiting, response.getStatus())) {
                 ResponseSnapshots.apply(awaiting.first(), response, false);
             } else if (awaiting.end() != ExchangeStage.TransactionEnd.OPEN) {
-                answer(commit.settleJoined(exchange, awaiting), awaiting.first(), response);
+                answer(commit.settleJoined(exchange, awaiting, response.getStatus()), awaiting.first(), response);
             }
         } else if (stage instanceof ExchangeStage.Failed failed) {
             StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
@@ -47,20 +47,24 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
 
     /**
      * The joined transaction ended without a plain commit (rolled back, or its commit raised): what
-     * {@link BusinessCommit} settled. A known rollback keeps the application's mapped answer.
+     * {@link BusinessCommit} settled. A known rollback keeps the application's mapped answer, unless the
+     * answer is the method's own success (the application marked the transaction rollback-only).
      */
     private void answer(BusinessCommit.Answer answer, StoredResponse first, ContainerResponseContext response) {
         switch (answer) {
             case FIRST_RESPONSE -> ResponseSnapshots.apply(first, response, false);
             case APPLICATION_ANSWER -> { }
-            case RETRY_LATER -> {
-                Response rendered = collaborators.runtime().problems().toResponse(BusinessCommit.retryLaterProblem());
-                response.setStatus(rendered.getStatus());
-                response.getHeaders().clear();
-                response.getHeaders().putAll(rendered.getHeaders());
-                response.setEntity(rendered.getEntity(), new java.lang.annotation.Annotation[0],
-                        MediaType.valueOf(ProblemResponses.PROBLEM_JSON));
-            }
+            case RETRY_LATER -> replaceWith(BusinessCommit.retryLaterProblem(), response);
+            case ROLLED_BACK -> replaceWith(BusinessCommit.rolledBackProblem(), response);
         }
+    }
+
+    private void replaceWith(dev.idempotency.Problem problem, ContainerResponseContext response) {
+        Response rendered = collaborators.runtime().problems().toResponse(problem);
+        response.setStatus(rendered.getStatus());
+        response.getHeaders().clear();
+        response.getHeaders().putAll(rendered.getHeaders());
+        response.setEntity(rendered.getEntity(), new java.lang.annotation.Annotation[0],
+                MediaType.valueOf(ProblemResponses.PROBLEM_JSON));
     }
 }

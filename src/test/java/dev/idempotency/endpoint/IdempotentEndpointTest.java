@@ -265,6 +265,24 @@ class IdempotentEndpointTest {
         assertThat(record(failing, "status")).isNotEqualTo("SUCCEEDED");
     }
 
+    // The application marked its transaction rollback-only and still returned 201: nothing committed, so the
+    // client must not read it as done, and the retry must run (design guide §5: the record follows the business).
+    @Test
+    void aSuccessFromATransactionMarkedRollbackOnlyIs500RolledBackAndTheRetryRuns() throws Exception {
+        for (String path : java.util.List.of("payments", "payments/joined")) {
+            String key = newKey();
+            String order = "RB-" + path.length();
+            Http.Reply first = http.post(path, payment(order)).key(key).header("X-Fail", "rollback-only").send();
+            assertProblem(first, 500, "rolled-back");
+            assertThat(payments(order)).as(path).isZero();
+            assertThat(record(key, "status")).as(path).isNotEqualTo("SUCCEEDED");
+            Http.Reply retry = http.post(path, payment(order)).key(key).send();
+            assertThat(retry.status()).as(path).isEqualTo(201);
+            assertThat(retry.header("Idempotent-Replayed")).as(path).isNull();
+            assertThat(payments(order)).as(path).isEqualTo(1);
+        }
+    }
+
     @Test
     void aJoinedCommitReportedUnknownButDoneAnswersTheFirstResponseAndNeverRunsAgain() {
         String key = newKey();

@@ -174,12 +174,24 @@ public class PaymentResource {
         if ("commit-unknown".equals(fail)) {
             enlistCommitFailingResource();
         }
+        if ("rollback-only".equals(fail)) {
+            markRollbackOnly();
+        }
         return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
                 .header("Set-Cookie", "session=secret")
                 .header("X-Payment-Region", "eu")
                 .entity(new PaymentView(payment.id, payment.merchantOrderNo, payment.amount, payment.currency,
                         payment.chargeKey, idempotency.attempt()))
                 .build();
+    }
+
+    // What an application does when it decides, without an exception, that nothing may commit.
+    private static void markRollbackOnly() {
+        try {
+            dev.idempotency.testing.Narayana.transactionManager().setRollbackOnly();
+        } catch (jakarta.transaction.SystemException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void enlistCommitFailingResource() {
