@@ -17,6 +17,7 @@ import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.OperationStatus;
 import dev.idempotency.internal.ResponseSnapshots;
+import dev.idempotency.internal.RollbackRules;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
@@ -91,16 +92,26 @@ public class IdempotentInterceptor {
         JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
         Object result;
         StoredResponse first;
+        Exception committedWith = null;
         try {
             result = invocation.proceed();
             first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
         } catch (Exception | Error thrown) {
-            tx.abandon();
-            // The response filter records what the application's exception mappers make of it.
-            exchange.failed(classify(policy, thrown));
-            throw thrown;
+            if (!(thrown instanceof Exception declared && RollbackRules.commitsDespite(declared,
+                    invocation.getMethod(), invocation.getTarget().getClass(), !tx.owned()))) {
+                tx.abandon();
+                // The response filter records what the application's exception mappers make of it.
+                exchange.failed(classify(policy, thrown));
+                throw thrown;
+            }
+            // The application declared that this exception does not roll back: its work commits, so its
+            // outcome, as its mappers render it, is recorded in the same transaction, as final.
+            committedWith = declared;
+            result = null;
+            first = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
+                    invocation.getMethod(), request, policy);
         }
-        if (first.status() >= 500) {
+        if (committedWith == null && first.status() >= 500) {
             // A retryable outcome: nothing of it may stay, the retry runs again.
             tx.abandon();
             protocol.release(claim);
@@ -133,6 +144,10 @@ public class IdempotentInterceptor {
             // Awaiting first: the transaction manager may report the end on another thread at any time now.
             exchange.awaitCommit(claim, first);
             tx.afterCompletion(committed -> exchange.transactionEnded(ExchangeStage.TransactionEnd.of(committed)));
+        }
+        if (committedWith != null) {
+            // For the application's mappers and its transaction interceptor, which commits on it as declared.
+            throw committedWith;
         }
         return result;
     }

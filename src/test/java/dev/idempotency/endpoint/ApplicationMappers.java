@@ -26,6 +26,32 @@ public final class ApplicationMappers {
         }
     }
 
+    public static class Declined implements ExceptionMapper<PaymentDeclined> {
+        @Override
+        public Response toResponse(PaymentDeclined e) {
+            return declined("declined", e.paymentId);
+        }
+    }
+
+    public static class Expired implements ExceptionMapper<PaymentDeclined.CardExpired> {
+        @Override
+        public Response toResponse(PaymentDeclined.CardExpired e) {
+            return declined("card-expired", e.paymentId);
+        }
+    }
+
+    public static class Flagged implements ExceptionMapper<PaymentDeclined.Flagged> {
+        @Override
+        public Response toResponse(PaymentDeclined.Flagged e) {
+            return declined("flagged", e.paymentId);
+        }
+    }
+
+    private static Response declined(String type, String paymentId) {
+        return Response.status(402).type("application/problem+json").entity("{\"type\":\"https://demo.test/" + type
+                + "\",\"status\":402,\"payment\":\"" + paymentId + "\"}").build();
+    }
+
     public static class Duplicate implements ExceptionMapper<PersistenceException> {
         @Override
         public Response toResponse(PersistenceException e) {

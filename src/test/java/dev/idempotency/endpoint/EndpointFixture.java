@@ -81,6 +81,9 @@ final class EndpointFixture {
         dispatcher.getProviderFactory().register(ApplicationMappers.Rejected.class);
         dispatcher.getProviderFactory().register(ApplicationMappers.Unavailable.class);
         dispatcher.getProviderFactory().register(ApplicationMappers.Duplicate.class);
+        dispatcher.getProviderFactory().register(ApplicationMappers.Declined.class);
+        dispatcher.getProviderFactory().register(ApplicationMappers.Expired.class);
+        dispatcher.getProviderFactory().register(ApplicationMappers.Flagged.class);
         dispatcher.getRegistry().addResourceFactory(new SingletonResource(paymentResource,
                 ResourceBuilder.rootResourceFromAnnotations(PaymentResource.class)));
         dispatcher.getRegistry().addPerRequestResource(PaymentOperations.class);

@@ -283,6 +283,26 @@ class IdempotentEndpointTest {
         }
     }
 
+    // @Transactional(dontRollbackOn), a checked exception under @Transactional, @ApplicationException(rollback =
+    // false) in the library's own transaction: the application keeps its work, so the record of the outcome
+    // (what its mapper renders) commits with it, final: a retry replays the 402 and never pays again.
+    @Test
+    void anExceptionDeclaredAsNotRollingBackCommitsItsWorkAndItsRecordTogether() throws Exception {
+        for (String path : java.util.List.of("payments/declined", "payments/expired", "payments/flagged")) {
+            String key = newKey();
+            String order = "D-" + path.substring("payments/".length());
+            Http.Reply first = http.post(path, payment(order)).key(key).send();
+            assertThat(first.status()).as(path + ": " + first.text()).isEqualTo(402);
+            assertThat(payments(order)).as(path + ": the declined attempt is kept").isEqualTo(1);
+            assertThat(record(key, "status")).as(path).isEqualTo("FAILED_FINAL");
+            Http.Reply retry = http.post(path, payment(order)).key(key).send();
+            assertThat(retry.status()).as(path).isEqualTo(402);
+            assertThat(retry.header("Idempotent-Replayed")).as(path).isEqualTo("true");
+            assertThat(retry.body()).as(path).isEqualTo(first.body());
+            assertThat(payments(order)).as(path).isEqualTo(1);
+        }
+    }
+
     @Test
     void aJoinedCommitReportedUnknownButDoneAnswersTheFirstResponseAndNeverRunsAgain() {
         String key = newKey();
@@ -552,7 +572,8 @@ class IdempotentEndpointTest {
     private String recordOrNull(String key, String column) {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
-                "payments.versioned", "payments.large", "payments.downstream")) {
+                "payments.versioned", "payments.large", "payments.downstream", "payments.declined",
+                "payments.expired", "payments.flagged")) {
             String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {

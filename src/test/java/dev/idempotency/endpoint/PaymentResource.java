@@ -54,6 +54,36 @@ public class PaymentResource {
         return pay(request, uri, fail, null);
     }
 
+    /** Keeps the declined attempt: the decline does not roll the transaction back. */
+    @POST
+    @Path("declined")
+    @Transactional(dontRollbackOn = PaymentDeclined.class)
+    @Idempotent(endpoint = "payments.declined")
+    public Response createDeclined(PaymentRequest request, @Context UriInfo uri) {
+        throw new PaymentDeclined(paymentIdOf(pay(request, uri, null, null)));
+    }
+
+    @POST
+    @Path("expired")
+    @Transactional
+    @Idempotent(endpoint = "payments.expired")
+    public Response createExpired(PaymentRequest request, @Context UriInfo uri) throws PaymentDeclined.CardExpired {
+        throw new PaymentDeclined.CardExpired(paymentIdOf(pay(request, uri, null, null)));
+    }
+
+    /** In the library's own transaction (no @Transactional): an EJB application exception with rollback = false. */
+    @POST
+    @Path("flagged")
+    @Idempotent(endpoint = "payments.flagged")
+    public Response createFlagged(PaymentRequest request, @Context UriInfo uri) {
+        throw new PaymentDeclined.Flagged(paymentIdOf(pay(request, uri, null, null)));
+    }
+
+    private static String paymentIdOf(Response created) {
+        String location = created.getLocation().getPath();
+        return location.substring(location.lastIndexOf('/') + 1);
+    }
+
     @POST
     @Path("by-order")
     @Idempotent(endpoint = "payments.by-order", keySource = KeySource.BODY_FIELD, keyName = "merchantOrderNo")
