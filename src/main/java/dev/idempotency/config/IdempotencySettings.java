@@ -8,7 +8,9 @@ import dev.idempotency.ResponseStorage;
 import dev.idempotency.core.ApiVersionSource;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.Redaction;
 import dev.idempotency.json.JacksonCanonicalJson;
+import dev.idempotency.json.JsonRedactor;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -290,6 +292,18 @@ public final class IdempotencySettings {
         if (!query.equals("include") && !query.equals("ignore")) {
             throw invalid(keyOf(Setting.FINGERPRINT_QUERY, endpoint), query, "must be include or ignore");
         }
+        List<String> redacted = splitList(endpointRaw(Setting.REDACT_FIELDS, endpoint, null));
+        try {
+            JsonRedactor.validate(redacted);
+        } catch (IllegalArgumentException e) {
+            throw invalid(keyOf(Setting.REDACT_FIELDS, endpoint), String.join(",", redacted), e.getMessage());
+        }
+        String redactMode = endpointRaw(Setting.REDACT_MODE, endpoint, null);
+        if (!redactMode.equals("mask") && !redactMode.equals("remove")) {
+            throw invalid(keyOf(Setting.REDACT_MODE, endpoint), redactMode, "must be mask or remove");
+        }
+        Redaction redaction = new Redaction(redacted,
+                redactMode.equals("mask") ? Redaction.Mode.MASK : Redaction.Mode.REMOVE);
         List<String> replayed = splitList(endpointRaw(Setting.REPLAYED_HEADERS, endpoint, null));
         for (String header : replayed) {
             if (header.equalsIgnoreCase("Set-Cookie") || header.equalsIgnoreCase("Authorization")
@@ -304,7 +318,7 @@ public final class IdempotencySettings {
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null),
-                query.equals("include"));
+                query.equals("include"), redaction);
     }
 
     private Map<String, String> fieldDefaults(String endpoint) {

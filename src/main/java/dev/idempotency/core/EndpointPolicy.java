@@ -38,6 +38,7 @@ import java.util.Set;
  * @param apiVersion              where the API version of a request is read for its fingerprint
  * @param statusPath              path of the status resource under the application's base URI (202 Location)
  * @param queryInFingerprint      whether the request's query string is part of its fingerprint
+ * @param redaction               the response fields never stored
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -46,11 +47,13 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              boolean externalSideEffects, int mismatchStatus, Set<String> ignoredFields,
                              Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
-                             ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint) {
+                             ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
+                             Redaction redaction) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");
         Objects.requireNonNull(statusPath, "statusPath");
+        Objects.requireNonNull(redaction, "redaction");
         if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
             throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
         }

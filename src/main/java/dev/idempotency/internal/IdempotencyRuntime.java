@@ -18,12 +18,15 @@ import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.Operation;
+import dev.idempotency.core.Redaction;
+import dev.idempotency.core.RequestFacts;
 import dev.idempotency.core.RequestPreparation;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
 import dev.idempotency.json.JacksonCanonicalJson;
+import dev.idempotency.json.JsonRedactor;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.jta.TransactionManagerLookup;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -88,6 +91,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private Fingerprinter fingerprinter;
     private CanonicalJson canonicalJson;
     private ResponseSealer sealer;
+    private final JsonRedactor redactor = new JsonRedactor();
     private RequestPreparation preparation;
     private Clock clock;
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
@@ -341,14 +345,29 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
     }
 
-    /** The stored form of a first response under the endpoint's storage mode. */
+    /** The stored form of a first response: its redacted fields redacted, under the endpoint's storage mode. */
     public StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
+        StoredResponse kept = redacted(first, policy.redaction());
         return switch (policy.storage()) {
-            case FULL -> first;
-            case ENCRYPTED -> sealer.seal(first, scopeKey);
-            case MINIMAL -> first.withBody(new byte[0], StoredResponse.OMITTED);
+            case FULL -> kept;
+            case ENCRYPTED -> sealer.seal(kept, scopeKey);
+            case MINIMAL -> kept.withBody(new byte[0], StoredResponse.OMITTED);
             case CONFIGURED -> throw new IllegalStateException("resolved policies have no CONFIGURED storage");
         };
+    }
+
+    // Only JSON has fields to redact: any other body of an endpoint with redacted fields, or JSON that does
+    // not parse, is not kept at all (replays get the status and headers), since it may hold them in some form.
+    private StoredResponse redacted(StoredResponse first, Redaction redaction) {
+        byte[] body = first.body();
+        if (!redaction.any() || body.length == 0) {
+            return first;
+        }
+        String type = first.header("Content-Type");
+        Optional<byte[]> kept = type != null && new RequestFacts("", "", type, "", "", body).isJson()
+                ? redactor.redact(body, redaction) : Optional.empty();
+        return kept.map(b -> first.withBody(b, StoredResponse.PLAIN))
+                .orElseGet(() -> first.withBody(new byte[0], StoredResponse.OMITTED));
     }
 
     /** A stored response made readable again (decrypted); minimal bodies are rebuilt by the caller. */

@@ -86,6 +86,11 @@ class IdempotencySettingsTest {
         assertInvalid(Map.of("idempotency.replayed-headers", "Set-Cookie"), "idempotency.replayed-headers");
         assertInvalid(Map.of("idempotency.fingerprint.defaults", "currency=EUR"), "idempotency.fingerprint.defaults");
         assertInvalid(Map.of("idempotency.storage", "encrypted"), "idempotency.encryption.keys");
+        assertInvalid(Map.of("idempotency.fingerprint.query", "sometimes"), "idempotency.fingerprint.query");
+        assertInvalid(Map.of("idempotency.endpoints.payments.redact-fields", "card..number"),
+                "idempotency.endpoints.payments.redact-fields");
+        assertInvalid(Map.of("idempotency.redact-fields", "items[0].cvv"), "idempotency.redact-fields");
+        assertInvalid(Map.of("idempotency.redact-mode", "hash"), "idempotency.redact-mode");
         assertInvalid(Map.of("idempotency.endpoints.payments.api-version", "query:v"),
                 "idempotency.endpoints.payments.api-version");
         assertInvalidAtStart(Map.of("idempotency.table", "records; drop table x"), "idempotency.table");

@@ -47,6 +47,7 @@ final class EndpointFixture {
         System.setProperty("idempotency.endpoints.payments.versioned.api-version", "header:Api-Version");
         System.setProperty("idempotency.endpoints.payments.large.max-response-bytes", "4096");
         System.setProperty("idempotency.replayed-headers", "X-Payment-Region");
+        System.setProperty("idempotency.endpoints.payments.redacted.redact-fields", "chargeKey");
     }
 
     static Weld weld() {

@@ -145,6 +145,24 @@ class IdempotentEndpointTest {
         assertThat(payments("Q-1")).isEqualTo(1);
     }
 
+    // Design guide §6: a secret of the first response is not copied into the idempotency table; the client
+    // gets it once, and replays show it masked.
+    @Test
+    void aRedactedFieldReachesTheClientOnceAndIsNeverStored() throws Exception {
+        String key = newKey();
+        Http.Reply first = http.post("payments/redacted", payment("R-1")).key(key).send();
+        assertThat(first.status()).isEqualTo(201);
+        String chargeKey = JSON.readTree(first.body()).get("chargeKey").asText();
+        assertThat(chargeKey).isNotBlank().isNotEqualTo("***");
+        assertThat(record(key, "response_body")).doesNotContain(chargeKey).contains("\"chargeKey\":\"***\"");
+        Http.Reply replay = http.post("payments/redacted", payment("R-1")).key(key).send();
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        JsonNode replayed = JSON.readTree(replay.body());
+        assertThat(replayed.get("chargeKey").asText()).isEqualTo("***");
+        assertThat(replayed.get("id")).isEqualTo(JSON.readTree(first.body()).get("id"));
+        assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
+    }
+
     @Test
     void theSameKeyWithAnotherBodyIs422() throws Exception {
         String key = newKey();
@@ -573,7 +591,7 @@ class IdempotentEndpointTest {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
                 "payments.versioned", "payments.large", "payments.downstream", "payments.declined",
-                "payments.expired", "payments.flagged")) {
+                "payments.expired", "payments.flagged", "payments.redacted")) {
             String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {

@@ -84,6 +84,14 @@ public class PaymentResource {
         return location.substring(location.lastIndexOf('/') + 1);
     }
 
+    /** The charge key is a secret of the first response: never stored (redact-fields=chargeKey). */
+    @POST
+    @Path("redacted")
+    @Idempotent(endpoint = "payments.redacted")
+    public Response createRedacted(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null, null);
+    }
+
     @POST
     @Path("by-order")
     @Idempotent(endpoint = "payments.by-order", keySource = KeySource.BODY_FIELD, keyName = "merchantOrderNo")

@@ -38,6 +38,7 @@ public final class PolicyBuilder {
         return new EndpointPolicy(endpoint, KeySource.HEADER, "Idempotency-Key", true, retention, lease, inFlight,
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 Set.of("traceId"), Map.of(), maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
-                dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint);
+                dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
+                dev.idempotency.core.Redaction.NONE);
     }
 }
