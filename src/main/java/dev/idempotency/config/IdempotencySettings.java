@@ -298,6 +298,10 @@ public final class IdempotencySettings {
         } catch (IllegalArgumentException e) {
             throw invalid(keyOf(Setting.REDACT_FIELDS, endpoint), String.join(",", redacted), e.getMessage());
         }
+        String oversize = endpointRaw(Setting.OVERSIZE_RESPONSE, endpoint, null);
+        if (!oversize.equals("omit-body") && !oversize.equals("fail")) {
+            throw invalid(keyOf(Setting.OVERSIZE_RESPONSE, endpoint), oversize, "must be omit-body or fail");
+        }
         String redactMode = endpointRaw(Setting.REDACT_MODE, endpoint, null);
         if (!redactMode.equals("mask") && !redactMode.equals("remove")) {
             throw invalid(keyOf(Setting.REDACT_MODE, endpoint), redactMode, "must be mask or remove");
@@ -318,7 +322,7 @@ public final class IdempotencySettings {
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null),
-                query.equals("include"), redaction);
+                query.equals("include"), redaction, oversize.equals("fail"));
     }
 
     private Map<String, String> fieldDefaults(String endpoint) {

@@ -35,6 +35,8 @@ public enum Setting {
     ENCRYPTION_KEYS("encryption.keys", "", false, "AES keys for storage=encrypted: id:base64,id:base64 (16, 24 or 32 bytes)."),
     ENCRYPTION_ACTIVE_KEY("encryption.active-key", "", false, "Id of the key new responses are sealed with."),
     MAX_RESPONSE_BYTES("max-response-bytes", "1048576", true, "Largest response body kept for replay."),
+    OVERSIZE_RESPONSE("oversize-response", "omit-body", true,
+            "A response over max-response-bytes: omit-body (sent whole, kept without its body: replays get status and headers, replayWith rebuilds the body) or fail (500, rolled back)."),
     MAX_REQUEST_BYTES("max-request-bytes", "1048576", false, "Largest request body accepted on an idempotent endpoint (413 beyond)."),
     REPLAYED_HEADERS("replayed-headers", "", true, "Response headers replayed besides Location and Content-Type (comma-separated)."),
     FINGERPRINT_IGNORE("fingerprint.ignore-fields", "", true, "JSON fields (dotted paths) left out of the fingerprint."),

@@ -39,6 +39,8 @@ import java.util.Set;
  * @param statusPath              path of the status resource under the application's base URI (202 Location)
  * @param queryInFingerprint      whether the request's query string is part of its fingerprint
  * @param redaction               the response fields never stored
+ * @param failOversize            whether a response over {@code maxResponseBytes} fails the operation (500,
+ *                                rolled back) instead of being kept without its body
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -48,7 +50,7 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
-                             Redaction redaction) {
+                             Redaction redaction, boolean failOversize) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");

@@ -345,9 +345,15 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
     }
 
-    /** The stored form of a first response: its redacted fields redacted, under the endpoint's storage mode. */
+    /**
+     * The stored form of a first response: its redacted fields redacted; without its body when that is still
+     * larger than the endpoint keeps (oversize-response=omit-body); under the endpoint's storage mode.
+     */
     public StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
         StoredResponse kept = redacted(first, policy.redaction());
+        if (kept.body().length > policy.maxResponseBytes() || StoredResponse.OMITTED.equals(kept.bodyEncoding())) {
+            return kept.withBody(new byte[0], StoredResponse.OMITTED);
+        }
         return switch (policy.storage()) {
             case FULL -> kept;
             case ENCRYPTED -> sealer.seal(kept, scopeKey);

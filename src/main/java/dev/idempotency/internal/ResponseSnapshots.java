@@ -122,7 +122,9 @@ public final class ResponseSnapshots {
             if (writer == null) {
                 throw new IllegalStateException("IDEM-R001 no MessageBodyWriter for " + entityClass.getName() + " as " + writeAs);
             }
-            BoundedBuffer buffer = new BoundedBuffer(policy.maxResponseBytes());
+            // Bounded only where an oversize response fails; otherwise the client gets it whole the first time
+            // and the store keeps it without its body (IdempotencyRuntime.forStorage).
+            BoundedBuffer buffer = new BoundedBuffer(policy.failOversize() ? policy.maxResponseBytes() : Integer.MAX_VALUE - 8);
             try {
                 writer.writeTo(entity, entityClass, entityType, annotations == null ? NO_ANNOTATIONS : annotations,
                         writeAs, headers, buffer);

@@ -91,6 +91,7 @@ class IdempotencySettingsTest {
                 "idempotency.endpoints.payments.redact-fields");
         assertInvalid(Map.of("idempotency.redact-fields", "items[0].cvv"), "idempotency.redact-fields");
         assertInvalid(Map.of("idempotency.redact-mode", "hash"), "idempotency.redact-mode");
+        assertInvalid(Map.of("idempotency.oversize-response", "truncate"), "idempotency.oversize-response");
         assertInvalid(Map.of("idempotency.endpoints.payments.api-version", "query:v"),
                 "idempotency.endpoints.payments.api-version");
         assertInvalidAtStart(Map.of("idempotency.table", "records; drop table x"), "idempotency.table");

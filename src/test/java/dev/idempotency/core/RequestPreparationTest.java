@@ -85,7 +85,7 @@ class RequestPreparationTest {
                 p.inFlightWait(), p.storage(), p.replayWith(), p.finalOn(), p.retryOn(), p.externalSideEffects(),
                 p.mismatchStatus(), p.ignoredFields(), p.fieldDefaults(), p.maxInFlightPerPrincipal(),
                 p.maxKeysPerEndpoint(), p.maxResponseBytes(), p.replayedHeaders(), p.retryAfterMax(), p.apiVersion(),
-                p.statusPath(), p.queryInFingerprint(), p.redaction());
+                p.statusPath(), p.queryInFingerprint(), p.redaction(), p.failOversize());
     }
 
     private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body) {

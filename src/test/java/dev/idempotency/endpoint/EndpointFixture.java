@@ -46,6 +46,8 @@ final class EndpointFixture {
         System.setProperty("idempotency.endpoints.payments.waiting.in-flight-wait", "PT3S");
         System.setProperty("idempotency.endpoints.payments.versioned.api-version", "header:Api-Version");
         System.setProperty("idempotency.endpoints.payments.large.max-response-bytes", "4096");
+        System.setProperty("idempotency.endpoints.payments.large.oversize-response", "fail");
+        System.setProperty("idempotency.endpoints.payments.large-kept.max-response-bytes", "4096");
         System.setProperty("idempotency.replayed-headers", "X-Payment-Region");
         System.setProperty("idempotency.endpoints.payments.redacted.redact-fields", "chargeKey");
     }

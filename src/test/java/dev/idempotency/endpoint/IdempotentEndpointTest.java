@@ -535,6 +535,25 @@ class IdempotentEndpointTest {
         assertThat(record(key, "status")).isEqualTo("FAILED_RETRYABLE");
     }
 
+    // The default: a business operation that succeeded is not undone for the size of its answer. The client
+    // gets the whole body once; the record keeps status and headers, and a retry never runs it again.
+    @Test
+    void aResponseTooLargeToKeepIsSentWholeAndKeptWithoutItsBody() throws Exception {
+        String key = newKey();
+        Http.Reply first = http.post("payments/large-kept", payment("L-29")).key(key).send();
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(first.text()).hasSize(5000);
+        assertThat(payments("L-29")).isEqualTo(1);
+        assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
+        assertThat(record(key, "body_encoding")).isEqualTo("omitted");
+        Http.Reply replay = http.post("payments/large-kept", payment("L-29")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
+        assertThat(replay.body()).isEmpty();
+        assertThat(payments("L-29")).isEqualTo(1);
+    }
+
     @Test
     void theDerivedKeyFilterSendsTheOperationsDownstreamKey() throws Exception {
         JsonNode answer = JSON.readTree(http.post("payments/downstream", payment("A-29")).key(newKey()).send().body());
@@ -591,7 +610,7 @@ class IdempotentEndpointTest {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
                 "payments.versioned", "payments.large", "payments.downstream", "payments.declined",
-                "payments.expired", "payments.flagged", "payments.redacted")) {
+                "payments.expired", "payments.flagged", "payments.redacted", "payments.large-kept")) {
             String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {

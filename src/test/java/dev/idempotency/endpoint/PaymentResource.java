@@ -149,6 +149,15 @@ public class PaymentResource {
         return Response.fromResponse(created).entity("x".repeat(5000)).type(MediaType.TEXT_PLAIN).build();
     }
 
+    /** The same large response with the default oversize-response=omit-body. */
+    @POST
+    @Path("large-kept")
+    @Idempotent(endpoint = "payments.large-kept")
+    public Response createLargeKept(PaymentRequest request, @Context UriInfo uri) {
+        Response created = pay(request, uri, null, null);
+        return Response.fromResponse(created).entity("x".repeat(5000)).type(MediaType.TEXT_PLAIN).build();
+    }
+
     /** Calls the acquirer through a JAX-RS client with the library's derived-key filter; the call never leaves. */
     @POST
     @Path("downstream")

@@ -39,6 +39,6 @@ public final class PolicyBuilder {
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 Set.of("traceId"), Map.of(), maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
-                dev.idempotency.core.Redaction.NONE);
+                dev.idempotency.core.Redaction.NONE, false);
     }
 }
