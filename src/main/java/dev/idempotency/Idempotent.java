@@ -99,7 +99,8 @@ public @interface Idempotent {
     /**
      * Whether the method has effects outside its transaction (a downstream charge). When {@code true},
      * before an abandoned or failed attempt is run again, the application's
-     * {@link dev.idempotency.spi.OutcomeResolver} is asked what happened. Default {@code false}.
+     * {@link dev.idempotency.spi.OutcomeResolver} is asked what happened; an endpoint that declares it without
+     * a resolver that handles it fails the deployment (IDEM-D012). Default {@code false}.
      */
     @Nonbinding
     boolean externalSideEffects() default false;

@@ -125,6 +125,12 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             EndpointPolicy policy = settings.policyFor(method.endpoint(), method.annotation());
             methods.put(method.method(), method);
             policies.put(method.endpoint(), policy);
+            if (policy.externalSideEffects() && resolverFor(policy).isEmpty()) {
+                // Without one, an abandoned attempt would simply run again, calling downstream a second time.
+                throw new IdempotencyDefinitionException("IDEM-D012 endpoint '" + policy.endpoint() + "' declares"
+                        + " externalSideEffects = true but no OutcomeResolver bean handles it: provide one that asks"
+                        + " the downstream system whether an earlier attempt acted, or drop externalSideEffects");
+            }
         }
         clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         canonicalJson = new JacksonCanonicalJson();

@@ -80,6 +80,60 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void withABodyFieldKeyWithoutItsName() {
+        assertDeploymentFails(Misuses.BodyFieldWithoutName.class, "IDEM-D004", "keyName");
+    }
+
+    @Test
+    void withAnEndpointNameOutsideItsCharset() {
+        assertDeploymentFails(Misuses.BadEndpointName.class, "IDEM-D005", "'payments create!'");
+    }
+
+    @Test
+    void onAStaticMethod() {
+        assertDeploymentFails(Misuses.StaticMethod.class, "IDEM-D007", "StaticMethod#create");
+    }
+
+    @Test
+    void namingAReplayMethodWithoutMinimalStorage() {
+        assertDeploymentFails(Misuses.ReplayWithFullStorage.class, "IDEM-D008", "FULL");
+    }
+
+    @Test
+    void storingEncryptedWithoutKeys() {
+        set("idempotency.encryption.keys", null);
+        set("idempotency.encryption.active-key", null);
+        assertDeploymentFails(Misuses.EncryptedWithoutKeys.class, "IDEM-C003", "'sealed.create'");
+    }
+
+    @Test
+    void declaringExternalSideEffectsWithoutAnOutcomeResolver() {
+        assertDeploymentFails(Misuses.SideEffectsWithoutResolver.class, "IDEM-D012", "'payouts.create'");
+        try (WeldContainer container = weld(Misuses.SideEffectsWithoutResolver.class)
+                .addBeanClasses(Misuses.PayoutResolver.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.methods()).extracting(IdempotentMethod::endpoint).containsExactly("payouts.create");
+        }
+    }
+
+    @Test
+    void withoutATransactionManager() {
+        set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
+        assertThatThrownBy(() -> WeldInitiator.createWeld().addExtension(new IdempotencyExtension())
+                .addBeanClasses(Misuses.Valid.class, TestStore.class).initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains("IDEM-D010"));
+    }
+
+    @Test
+    void withoutARecordStoreAndNoDataSourceAtItsName() {
+        set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
+        set("idempotency.datasource", "java:/jdbc/NoSuchDS");
+        assertThatThrownBy(() -> WeldInitiator.createWeld().addExtension(new IdempotencyExtension())
+                .addExtension(new TransactionExtension()).addBeanClasses(Misuses.Valid.class).initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains("IDEM-D011").contains("java:/jdbc/NoSuchDS"));
+    }
+
+    @Test
     void aValidDeploymentStartsAndFindsItsMethods() {
         try (WeldContainer container = weld(Misuses.Valid.class).initialize()) {
             IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();

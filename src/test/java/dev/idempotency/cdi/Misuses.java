@@ -101,4 +101,82 @@ final class Misuses {
             return "";
         }
     }
+
+    @ApplicationScoped
+    @Path("body-field")
+    public static class BodyFieldWithoutName {
+        @POST
+        @Idempotent(keySource = dev.idempotency.KeySource.BODY_FIELD)
+        public String create(String body) {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    @Path("bad-name")
+    public static class BadEndpointName {
+        @POST
+        @Idempotent(endpoint = "payments create!")
+        public String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    @Path("static")
+    public static class StaticMethod {
+        @POST
+        @Idempotent(endpoint = "static.create")
+        public static String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    @Path("replay-full")
+    public static class ReplayWithFullStorage {
+        @POST
+        @Idempotent(endpoint = "replay.full", storage = ResponseStorage.FULL, replayWith = "rebuild")
+        public String create() {
+            return "";
+        }
+
+        String rebuild(String id) {
+            return id;
+        }
+    }
+
+    @ApplicationScoped
+    @Path("sealed")
+    public static class EncryptedWithoutKeys {
+        @POST
+        @Idempotent(endpoint = "sealed.create", storage = ResponseStorage.ENCRYPTED)
+        public String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    @Path("side-effects")
+    public static class SideEffectsWithoutResolver {
+        @POST
+        @Idempotent(endpoint = "payouts.create", externalSideEffects = true)
+        public String create() {
+            return "";
+        }
+    }
+
+    /** Knows payouts.create: with it, SideEffectsWithoutResolver deploys. */
+    @ApplicationScoped
+    public static class PayoutResolver implements dev.idempotency.spi.OutcomeResolver {
+        @Override
+        public boolean handles(String endpoint) {
+            return endpoint.equals("payouts.create");
+        }
+
+        @Override
+        public dev.idempotency.spi.Resolution resolve(dev.idempotency.spi.ResolutionRequest request) {
+            throw new UnsupportedOperationException("never asked in a deployment test");
+        }
+    }
 }
