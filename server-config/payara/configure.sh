@@ -37,7 +37,8 @@ if [ "$demo" = "--demo" ]; then
   fill "$here/demo-users.asadmin" | grep -v '^#' >> "$dir/post-boot.asadmin"
   service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
   : > "$dir/keyfile"
-  for u in alice bob carol mallory; do echo "$u;$(ssha256 "$u");user" >> "$dir/keyfile"; done
+  # eve is known to the realm but belongs to no tenant (the demo answers her 403 no-tenant).
+  for u in alice bob carol mallory eve; do echo "$u;$(ssha256 "$u");user" >> "$dir/keyfile"; done
   echo "payments-service;$(ssha256 "$service_password");user" >> "$dir/keyfile"
   echo "demo.service.password=$service_password" >> "$dir/system.properties"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api" >> "$dir/system.properties"

@@ -51,7 +51,8 @@ if [ "$demo" = "--demo" ]; then
   run demo.cli
   conf="$home/standalone/configuration"
   hash() { printf '%s' "$1:ApplicationRealm:$2" | md5sum | cut -d' ' -f1; }
-  for u in alice bob carol mallory; do
+  # eve is known to the realm but belongs to no tenant (the demo answers her 403 no-tenant).
+  for u in alice bob carol mallory eve; do
     echo "$u=$(hash "$u" "$u")" >> "$conf/application-users.properties"
     echo "$u=user" >> "$conf/application-roles.properties"
   done

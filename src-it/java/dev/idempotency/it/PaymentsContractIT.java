@@ -120,6 +120,17 @@ class PaymentsContractIT {
                 .isEqualTo(401);
     }
 
+    // eve is in the server's realm but in no tenant: a clear 403 problem, nothing stored, never a 500.
+    @Test
+    void aUserWithoutATenantIs403Problem() {
+        String order = order("T");
+        Api.Reply idempotent = api.post("payments", payment(order, "5")).as("eve").key(key()).send();
+        assertProblem(idempotent, 403, null);
+        assertThat(idempotent.json().get("type").asText()).endsWith("/no-tenant");
+        assertProblem(api.get("about").as("eve").send(), 403, null);
+        assertThat(payments(order)).isEmpty();
+    }
+
     @Test
     void theSameKeyOfAnotherUserOrTenantIsAnotherOperation() {
         String key = key();

@@ -49,6 +49,11 @@ public class DemoProblem extends RuntimeException {
                 null, 1);
     }
 
+    static DemoProblem noTenant(String user) {
+        return new DemoProblem(403, "no-tenant", "No tenant", "user " + user + " belongs to no tenant of this service",
+                null, null);
+    }
+
     static DemoProblem notFound(String what) {
         return new DemoProblem(404, "not-found", "Not found", what + " not found", null, null);
     }

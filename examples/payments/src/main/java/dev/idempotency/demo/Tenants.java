@@ -21,11 +21,16 @@ public class Tenants implements ScopeResolver {
     private static final Map<String, String> TENANT_OF = Map.of(
             "alice", "acme", "bob", "acme", "carol", "globex", "mallory", "globex", SERVICE_USER, "payments-service");
 
-    /** The tenant of an authenticated user. */
+    /**
+     * The tenant of an authenticated user.
+     *
+     * @throws DemoProblem 403 no-tenant for a user the realm knows and no tenant has (an operator added the
+     *                     user, not the mapping): the caller's error to report, not the server's
+     */
     public String of(String user) {
         String tenant = TENANT_OF.get(user);
         if (tenant == null) {
-            throw new IllegalStateException("user " + user + " has no tenant");
+            throw DemoProblem.noTenant(user);
         }
         return tenant;
     }
