@@ -339,10 +339,21 @@ class IdempotentEndpointTest {
     @Test
     void aConcurrentDuplicateGets409WithRetryAfter() throws Exception {
         String key = newKey();
+        // The first execution is held inside its method until the duplicate has been answered: the duplicate
+        // meets it running, however slow the machine.
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (k.equals(key)) {
+                running.countDown();
+                await(answered);
+            }
+        };
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
-                http.post("payments", payment("A-16")).key(key).header("X-Delay-Ms", "800").send());
-        awaitRecord(key);
+                http.post("payments", payment("A-16")).key(key).send());
+        await(running);
         Http.Reply duplicate = http.post("payments", payment("A-16")).key(key).send();
+        answered.countDown();
         assertProblem(duplicate, 409, "request-in-flight");
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
         assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
@@ -365,10 +376,19 @@ class IdempotentEndpointTest {
     @Test
     void anAcceptedDuplicateGets202WithTheStatusLocation() throws Exception {
         String key = newKey();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (k.equals(key)) {
+                running.countDown();
+                await(answered);
+            }
+        };
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
-                http.post("payments/accepted", payment("A-18")).key(key).header("X-Delay-Ms", "600").send());
-        awaitRecord(key);
+                http.post("payments/accepted", payment("A-18")).key(key).send());
+        await(running);
         Http.Reply duplicate = http.post("payments/accepted", payment("A-18")).key(key).send();
+        answered.countDown();
         assertThat(duplicate.status()).isEqualTo(202);
         assertThat(duplicate.header("Location")).isEqualTo(Http.BASE + "idempotency/" + key);
         assertThat(duplicate.header("Retry-After")).isNotNull();
