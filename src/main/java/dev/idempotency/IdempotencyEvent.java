@@ -34,6 +34,13 @@ public sealed interface IdempotencyEvent {
     record Fenced(String endpoint, String scopeKey) implements IdempotencyEvent {
     }
 
+    /**
+     * A running execution's lease could not be renewed (taken over, or the store unreachable until it ran
+     * out): nothing of that run commits.
+     */
+    record LeaseLost(String endpoint, String scopeKey) implements IdempotencyEvent {
+    }
+
     /** Expired records were deleted. */
     record Purged(String endpoint, int count) implements IdempotencyEvent {
     }

@@ -63,8 +63,9 @@ public @interface Idempotent {
 
     /**
      * How long a claim protects a running execution before another request may take it over, an
-     * ISO-8601 duration. Default {@code ""}: {@code idempotency.lease} ({@code PT30S}). Choose it longer
-     * than the slowest execution.
+     * ISO-8601 duration. Default {@code ""}: {@code idempotency.lease} ({@code PT30S}). A running execution
+     * renews it (on the managed scheduler) while its transaction is active, so it need not be longer than the
+     * slowest execution; it is how long a crashed node's operation waits before a retry takes it over.
      */
     @Nonbinding
     String lease() default "";

@@ -12,6 +12,7 @@ import dev.idempotency.core.Admission;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
 import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.internal.ExchangeStage;
@@ -40,6 +41,7 @@ import java.util.Optional;
 @Interceptor
 @Priority(Interceptor.Priority.LIBRARY_BEFORE + 10)
 public class IdempotentInterceptor {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IdempotentInterceptor.class.getName());
 
     @Inject
     IdempotencyRuntime runtime;
@@ -93,7 +95,22 @@ public class IdempotentInterceptor {
         Object result;
         StoredResponse first;
         Exception committedWith = null;
-        try {
+        // While the method runs, its lease is renewed off this thread; if it cannot be held, nothing of this
+        // run commits (below), so that a method outliving its lease never commits beside a retry.
+        java.util.concurrent.atomic.AtomicBoolean leaseLost = new java.util.concurrent.atomic.AtomicBoolean();
+        try (LeaseKeeper.Held lease = runtime.leases().hold(claim, new LeaseKeeper.Execution() {
+            @Override
+            public boolean active() {
+                return tx.active();
+            }
+
+            @Override
+            public void leaseLost() {
+                LOG.warning("IDEM-W010 the lease of " + claim + " could not be renewed while it ran; nothing of"
+                        + " this run will commit");
+                leaseLost.set(true);
+            }
+        })) {
             result = invocation.proceed();
             first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
         } catch (Exception | Error thrown) {
@@ -110,6 +127,12 @@ public class IdempotentInterceptor {
             result = null;
             first = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
                     invocation.getMethod(), request, policy);
+        }
+        if (leaseLost.get()) {
+            // Another executor may own the operation now: give it back if nobody took it over, roll back.
+            tx.abandon();
+            protocol.release(claim);
+            return fencedOut(claim, method, invocation, request);
         }
         if (committedWith == null && first.status() >= 500) {
             // A retryable outcome: nothing of it may stay, the retry runs again.
@@ -132,11 +155,7 @@ public class IdempotentInterceptor {
         if (!finished) {
             // Fenced out: another executor owns the operation now; our business work must not commit.
             tx.abandon();
-            exchange.settled(Optional.empty());
-            Admission winner = protocol.afterFenced(claim.operation());
-            IdempotencyRecord record = ((Admission.Replay) winner).record();
-            exchange.settled(replayable(record, method, invocation, request), true);
-            return null;
+            return fencedOut(claim, method, invocation, request);
         }
         if (tx.owned()) {
             runtime.businessCommit().commitOwned(tx, exchange, claim, first);
@@ -150,6 +169,16 @@ public class IdempotentInterceptor {
             throw committedWith;
         }
         return result;
+    }
+
+    // The winner's outcome when it has one, else 409 superseded (thrown by afterFenced).
+    private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,
+                             CapturedRequest request) throws Exception {
+        exchange.settled(Optional.empty());
+        Admission winner = runtime.protocol().afterFenced(claim.operation());
+        IdempotencyRecord record = ((Admission.Replay) winner).record();
+        exchange.settled(replayable(record, method, invocation, request), true);
+        return null;
     }
 
     // Configured types first; then a Bean Validation failure is final (the same request fails the same way,

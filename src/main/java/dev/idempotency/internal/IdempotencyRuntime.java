@@ -17,6 +17,7 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Redaction;
 import dev.idempotency.core.RequestFacts;
@@ -103,6 +104,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private jakarta.enterprise.event.Event<IdempotencyEvent> events;
     private int maxRequestBytes;
     private ScheduledFuture<?> clockTask;
+    private ScheduledFuture<?> leaseTask;
+    private LeaseKeeper leases;
 
     /**
      * Reads the configuration and builds everything; called once at deployment validation.
@@ -164,6 +167,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
+        leases = new LeaseKeeper(store, transactions, clock, this::fire);
         scheduleMaintenance(databaseClock);
         started = true;
     }
@@ -179,23 +183,34 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return JdbcRecordStore.forDataSource(dataSource, settings.table());
     }
 
-    // The purge and the database clock's refresh run on the server's managed scheduler, off request threads.
+    // The purge, the database clock's refresh and the lease renewal run on the server's managed scheduler,
+    // off request threads.
     private void scheduleMaintenance(DatabaseClock databaseClock) {
         Duration interval = settings.purgeInterval();
-        if (interval.isZero() && databaseClock == null) {
-            return;
-        }
-        ManagedScheduledExecutorService scheduler;
+        ManagedScheduledExecutorService scheduler = null;
         try {
             Object found = new InitialContext().lookup(DEFAULT_SCHEDULER);
-            if (!(found instanceof ManagedScheduledExecutorService managed)) {
-                return;
+            if (found instanceof ManagedScheduledExecutorService managed) {
+                scheduler = managed;
             }
-            scheduler = managed;
         } catch (NamingException | LinkageError e) {
+            // Reported below.
+        }
+        if (scheduler == null) {
             LOG.info("IDEM-I002 no managed scheduled executor at " + DEFAULT_SCHEDULER
                     + "; expired records are purged only when IdempotencyMaintenance.purgeExpired() is called");
+            if (!policies.isEmpty()) {
+                LOG.warning("IDEM-W008 leases are not renewed without a managed scheduled executor: an @Idempotent"
+                        + " method that runs longer than its lease (idempotency.lease) can be taken over by a retry"
+                        + " and run twice");
+            }
             return;
+        }
+        if (!policies.isEmpty()) {
+            Duration shortest = policies.values().stream().map(EndpointPolicy::lease).min(Duration::compareTo)
+                    .orElseThrow();
+            long millis = LeaseKeeper.interval(shortest).toMillis();
+            leaseTask = scheduler.scheduleWithFixedDelay(this::renewLeases, millis, millis, TimeUnit.MILLISECONDS);
         }
         if (!interval.isZero()) {
             long millis = interval.toMillis();
@@ -206,6 +221,19 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             clockTask = scheduler.scheduleWithFixedDelay(databaseClock::refresh, millis, millis, TimeUnit.MILLISECONDS);
             databaseClock.refreshInBackground();
         }
+    }
+
+    private void renewLeases() {
+        try {
+            leases.renewDue();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W009 renewing the leases of running executions failed; tried again", e);
+        }
+    }
+
+    /** The leases of running executions, renewed on the managed scheduler. */
+    public LeaseKeeper leases() {
+        return leases;
     }
 
     private void scheduledPurge() {
@@ -224,6 +252,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
         if (clockTask != null) {
             clockTask.cancel(false);
+        }
+        if (leaseTask != null) {
+            leaseTask.cancel(false);
         }
     }
 

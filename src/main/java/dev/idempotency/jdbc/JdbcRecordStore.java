@@ -221,6 +221,19 @@ public final class JdbcRecordStore implements RecordStore {
         });
     }
 
+    @Override
+    public boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.renewLease)) {
+                setInstant(ps, 1, leaseUntil);
+                ps.setString(2, scopeKey);
+                ps.setString(3, ownerToken);
+                setInstant(ps, 4, now);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
     // H2 and MariaDB: the finished record's give-back, in the finish's transaction. MariaDB's is one upsert; H2
     // updates, creates the row when it was missing, and updates again when a concurrent finish created it.
     private void giveBackInFlight(Connection c, String scopeKey) throws SQLException {

@@ -29,6 +29,7 @@ final class RecordSql {
     final String find;
     final String takeOver;
     final String finish;
+    final String renewLease;
     final String expiredKeys;
     final String deleteExpired;
 
@@ -70,6 +71,9 @@ final class RecordSql {
                 + " expires_at = CASE WHEN expires_at < ? THEN ? ELSE expires_at END"
                 + " WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'";
         finish = finishSet;
+        // lease_until is in no index: a HOT update.
+        renewLease = "UPDATE " + table + " SET lease_until = ? WHERE scope_key = ? AND owner_token = ?"
+                + " AND status = 'PROCESSING' AND lease_until > ?";
         expiredKeys = "SELECT scope_key, tenant, principal, endpoint FROM " + table
                 + " WHERE expires_at < ? AND status <> 'PROCESSING' ORDER BY expires_at LIMIT ?";
         deleteExpired = "DELETE FROM " + table + " WHERE scope_key = ? AND expires_at < ? AND status <> 'PROCESSING'";

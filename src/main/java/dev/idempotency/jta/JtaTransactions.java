@@ -176,6 +176,15 @@ public final class JtaTransactions implements TransactionBoundary {
             }
         }
 
+        /** Whether it can still commit: active, not marked rollback-only, not ended. Any thread. */
+        public boolean active() {
+            try {
+                return transaction.getStatus() == Status.STATUS_ACTIVE;
+            } catch (SystemException e) {
+                return false;
+            }
+        }
+
         /** Commits an owned transaction. */
         public void commit() {
             if (!owned) {

@@ -55,6 +55,13 @@ public interface RecordStore {
     boolean finish(String scopeKey, String ownerToken, Completion completion);
 
     /**
+     * Moves the lease of a running execution to {@code leaseUntil}: only {@code WHERE owner_token = ? AND
+     * status = 'PROCESSING' AND lease_until > now}, so that a lease that ran out (which a retry may be taking
+     * over on what it read) is never revived. False when the execution no longer holds its lease.
+     */
+    boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil);
+
+    /**
      * Makes room under a limit that a claim met, if there is any to make: for {@code IN_FLIGHT} the caller's
      * PROCESSING records whose lease ran out become FAILED_RETRYABLE (fenced: their executors can no longer
      * finish), for {@code KEYS} the caller's expired finished records on the endpoint are deleted; then the

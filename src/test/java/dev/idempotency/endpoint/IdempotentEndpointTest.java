@@ -373,6 +373,69 @@ class IdempotentEndpointTest {
         assertThat(duplicate.header("Idempotent-Replayed")).isEqualTo("true");
     }
 
+    // Design guide §5/§6: a method that outlives its lease keeps it (the keeper renews it off the request
+    // thread), so a retry after the first lease would have run out still meets it in flight: one execution.
+    @Test
+    void anExecutionLongerThanItsLeaseKeepsItAndARetryMeetsItInFlight() throws Exception {
+        String key = newKey();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch retried = new java.util.concurrent.CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (k.equals(key)) {
+                running.countDown();
+                await(retried);
+            }
+        };
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments", payment("A-50")).key(key).send());
+        await(running);
+        MutableClock clock = weld.select(MutableClock.class).get();
+        dev.idempotency.internal.IdempotencyRuntime runtime =
+                weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
+        assertThat(runtime.leases().held()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(16));
+        runtime.leases().renewDue();
+        clock.advance(Duration.ofSeconds(20));
+        Http.Reply retry = http.post("payments", payment("A-50")).key(key).send();
+        retried.countDown();
+        assertProblem(retry, 409, "request-in-flight");
+        assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
+        assertThat(payments("A-50")).isEqualTo(1);
+        assertThat(record(key, "attempts")).isEqualTo("1");
+        assertThat(runtime.leases().held()).as("released when the method returned").isZero();
+    }
+
+    // A lease that could not be renewed before it ran out (the database was unreachable, say): a retry may
+    // be taking the operation over, so nothing of this run commits; the operation is given back for the retry.
+    @Test
+    void anExecutionThatLostItsLeaseCommitsNothingAndGivesTheOperationBack() throws Exception {
+        String key = newKey();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (k.equals(key)) {
+                running.countDown();
+                await(lost);
+            }
+        };
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments", payment("A-51")).key(key).send());
+        await(running);
+        dev.idempotency.internal.IdempotencyRuntime runtime =
+                weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
+        weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
+        runtime.leases().renewDue();
+        assertThat(runtime.leases().held()).isZero();
+        assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.LeaseLost);
+        lost.countDown();
+        assertProblem(first.get(10, TimeUnit.SECONDS), 409, "superseded");
+        assertThat(payments("A-51")).isZero();
+        assertThat(record(key, "status")).isEqualTo("FAILED_RETRYABLE");
+        PaymentResource.duringExecution = k -> { };
+        assertThat(http.post("payments", payment("A-51")).key(key).send().status()).isEqualTo(201);
+        assertThat(payments("A-51")).isEqualTo(1);
+    }
+
     @Test
     void anAcceptedDuplicateGets202WithTheStatusLocation() throws Exception {
         String key = newKey();

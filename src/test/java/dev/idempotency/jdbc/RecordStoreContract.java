@@ -104,6 +104,22 @@ abstract class RecordStoreContract {
     }
 
     @Test
+    void aLeaseIsRenewedOnlyByItsOwnerWhileItRunsAndHasNotRunOut() {
+        tx(() -> db.store.insert(processing("l1", "t1", NOW)));
+        java.time.Instant later = NOW.plusSeconds(60);
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("intruder"), NOW, later))).isFalse();
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(30), later)))
+                .as("ran out (NOW + 30 s): a retry may be taking it over").isFalse();
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(20), later))).isTrue();
+        assertThat(tx(() -> db.store.find(scope("l1"))).orElseThrow().leaseUntil())
+                .contains(later.truncatedTo(ChronoUnit.MICROS));
+        assertThat(tx(() -> db.store.finish(scope("l1"), token("t1"), new Completion(RecordStatus.SUCCEEDED,
+                Optional.empty(), Optional.empty(), NOW, NOW.plus(Duration.ofDays(1)))))).isTrue();
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW, later.plusSeconds(60))))
+                .as("finished").isFalse();
+    }
+
+    @Test
     void chargesAreScopedToTheCallerRefusedAtTheLimitAndGivenBackByTheFinish() {
         QuotaCharge twoInFlight = new QuotaCharge(true, 2, true, 0);
         tx(() -> db.store.insert(processing("a1", "t1", NOW), twoInFlight));

@@ -1,0 +1,130 @@
+package dev.idempotency.core;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.spi.RecordStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keeps the leases of running executions alive, so that a method that runs longer than its lease is not
+ * taken over by a retry and run a second time (design guide §5, §6). Off the request threads: the executions
+ * register here, and {@link #renewDue()} — run on the server's managed scheduler every {@link #interval} —
+ * moves every lease that is half gone one whole lease later, by a fenced update on the owner token that
+ * only a lease that has not run out passes. An execution whose lease cannot be renewed (taken over, or not
+ * renewed before it ran out, e.g. while the database was unreachable) is told so, and nothing of it
+ * commits (the interceptor rolls it back when its method returns; a takeover fences its finish anyway). A
+ * lease is renewed only while its transaction is active, so the transaction timeout still bounds how long a
+ * stuck execution holds an operation.
+ */
+public final class LeaseKeeper {
+    private final RecordStore store;
+    private final TransactionBoundary transactions;
+    private final Clock clock;
+    private final ProtocolEvents events;
+    private final Set<Held> held = ConcurrentHashMap.newKeySet();
+
+    public LeaseKeeper(RecordStore store, TransactionBoundary transactions, Clock clock,
+                       ProtocolEvents events) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.transactions = Objects.requireNonNull(transactions, "transactions");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.events = Objects.requireNonNull(events, "events");
+    }
+
+    /** The running execution as the keeper sees it: its business transaction. */
+    public interface Execution {
+        /** Whether its transaction can still commit (not ended, not marked rollback-only). */
+        boolean active();
+
+        /** Its lease could not be held: it must not commit. Called once, on the keeper's thread. */
+        void leaseLost();
+    }
+
+    /** How often {@link #renewDue()} must run for leases of this length: a quarter of the shortest. */
+    public static Duration interval(Duration shortestLease) {
+        Duration quarter = shortestLease.dividedBy(4);
+        return quarter.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : quarter;
+    }
+
+    /**
+     * Registers an execution that has just claimed; its lease runs from now (the claim was made a moment
+     * ago, so the keeper's idea of its end is, if anything, a little late — the margin is half a lease).
+     */
+    public Held hold(Claim claim, Execution execution) {
+        Held h = new Held(claim, execution, clock.instant().plus(claim.operation().policy().lease()));
+        held.add(h);
+        return h;
+    }
+
+    /** Renews every held lease that is half gone; runs on one thread at a time (the scheduler's). */
+    public synchronized void renewDue() {
+        for (Held h : held) {
+            if (!h.execution.active()) {
+                continue;
+            }
+            Duration lease = h.claim.operation().policy().lease();
+            Instant now = clock.instant();
+            if (Duration.between(now, h.leaseUntil).compareTo(lease.dividedBy(2)) > 0) {
+                continue;
+            }
+            Instant next = now.plus(lease);
+            boolean renewed;
+            try {
+                renewed = transactions.requiresNew(() -> store.renewLease(h.claim.operation().scopeKey(),
+                        h.claim.ownerToken(), now, next));
+            } catch (RuntimeException unavailable) {
+                // Tried again at the next run, while the lease lasts.
+                if (!now.isBefore(h.leaseUntil)) {
+                    lose(h);
+                }
+                continue;
+            }
+            if (renewed) {
+                h.leaseUntil = next;
+            } else {
+                lose(h);
+            }
+        }
+    }
+
+    /** How many executions are held now. */
+    public int held() {
+        return held.size();
+    }
+
+    private void lose(Held h) {
+        if (held.remove(h)) {
+            events.publish(new IdempotencyEvent.LeaseLost(h.claim.operation().policy().endpoint(),
+                    h.claim.operation().scopeKey()));
+            h.execution.leaseLost();
+        }
+    }
+
+    /** One held execution; closed when its method has returned (before the finish). */
+    public final class Held implements AutoCloseable {
+        private final Claim claim;
+        private final Execution execution;
+        private volatile Instant leaseUntil;
+
+        private Held(Claim claim, Execution execution, Instant leaseUntil) {
+            this.claim = claim;
+            this.execution = execution;
+            this.leaseUntil = leaseUntil;
+        }
+
+        /** When the lease ends as last renewed. */
+        public Instant leaseUntil() {
+            return leaseUntil;
+        }
+
+        @Override
+        public void close() {
+            held.remove(this);
+        }
+    }
+}
