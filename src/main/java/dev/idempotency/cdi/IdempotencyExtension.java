@@ -7,12 +7,16 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.ResponseStorage;
 import dev.idempotency.config.SettingsSource;
+import dev.idempotency.spi.OutcomeResolver;
+import dev.idempotency.spi.ScopeResolver;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
@@ -42,6 +46,8 @@ public class IdempotencyExtension implements Extension {
     private final List<IdempotentMethod> methods = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private final Map<String, Method> endpoints = new HashMap<>();
+    private final List<Bean<?>> outcomeResolverBeans = new ArrayList<>();
+    private final List<Bean<?>> scopeResolverBeans = new ArrayList<>();
 
     void registerBeans(@Observes BeforeBeanDiscovery event, BeanManager beans) {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
@@ -105,16 +111,40 @@ public class IdempotencyExtension implements Extension {
         problems.forEach(problem -> event.addDefinitionError(new IdempotencyDefinitionException(problem)));
     }
 
+    // The application's resolvers, wherever their bean archive is: every bean of the deployment passes here,
+    // while an Instance injected into the library's runtime sees only the archives its own may see (on Payara,
+    // not the WAR's WEB-INF/classes).
+    void collectResolvers(@Observes ProcessBean<?> event) {
+        Bean<?> bean = event.getBean();
+        if (bean.getTypes().contains(OutcomeResolver.class)) {
+            outcomeResolverBeans.add(bean);
+        }
+        if (bean.getTypes().contains(ScopeResolver.class)) {
+            scopeResolverBeans.add(bean);
+        }
+    }
+
     void start(@Observes AfterDeploymentValidation event, BeanManager beans) {
         if (!problems.isEmpty()) {
             return;
         }
+        if (scopeResolverBeans.size() > 1) {
+            event.addDeploymentProblem(new IdempotencyDefinitionException("IDEM-D013 more than one ScopeResolver bean: "
+                    + scopeResolverBeans.stream().map(b -> b.getBeanClass().getName()).toList() + "; keep one"));
+            return;
+        }
         try {
             IdempotencyRuntime runtime = beans.createInstance().select(IdempotencyRuntime.class).get();
-            runtime.start(methods, Thread.currentThread().getContextClassLoader());
+            runtime.start(methods, Thread.currentThread().getContextClassLoader(),
+                    scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
+                    outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList());
         } catch (RuntimeException e) {
             event.addDeploymentProblem(e);
         }
+    }
+
+    private static <T> T reference(BeanManager beans, Bean<?> bean, Class<T> type) {
+        return type.cast(beans.getReference(bean, type, beans.createCreationalContext(bean)));
     }
 
     /** The methods found; for tests and diagnostics. */

@@ -52,6 +52,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
@@ -73,10 +74,6 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     @Inject
     Instance<RecordStore> stores;
-    @Inject
-    Instance<ScopeResolver> scopeResolvers;
-    @Inject
-    Instance<OutcomeResolver> outcomeResolvers;
     @Inject
     Instance<TransactionManager> transactionManagers;
     @Inject
@@ -106,16 +103,23 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ScheduledFuture<?> clockTask;
     private ScheduledFuture<?> leaseTask;
     private LeaseKeeper leases;
+    // The application's resolvers, as the extension found them among all the deployment's beans (an injected
+    // Instance sees only what the library's bean archive may see: on Payara not the WAR's own classes).
+    private List<OutcomeResolver> outcomeResolvers = List.of();
 
     /**
      * Reads the configuration and builds everything; called once at deployment validation.
      *
+     * @param scopeResolver   the application's {@link ScopeResolver} bean, if it has one
+     * @param outcomeResolvers the application's {@link OutcomeResolver} beans
      * @throws IdempotencyDefinitionException for any invalid setting or annotation value
      */
-    public synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader) {
+    public synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader,
+                                   Optional<ScopeResolver> scopeResolver, List<OutcomeResolver> outcomeResolvers) {
         if (started) {
             return;
         }
+        this.outcomeResolvers = List.copyOf(outcomeResolvers);
         settings = new IdempotencySettings(SettingsSource.detect(loader));
         events = beanManager.getEvent().select(IdempotencyEvent.class);
         problems = new ProblemResponses(settings.problemBase());
@@ -160,10 +164,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             databaseClock.refresh();
             clock = databaseClock;
         }
-        ScopeResolver scopeResolver = scopeResolvers.isResolvable() ? scopeResolvers.get()
-                : new DefaultScopeResolver(settings.tenantSource().fromHeader(), settings.tenantSource().value(),
-                settings.anonymousAllowed());
-        preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeResolver);
+        preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter,
+                scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
+                        settings.tenantSource().value(), settings.anonymousAllowed())));
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);

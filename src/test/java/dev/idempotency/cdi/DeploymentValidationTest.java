@@ -117,6 +117,13 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void withTwoScopeResolvers() {
+        assertThatThrownBy(() -> weld(Misuses.Valid.class).addBeanClasses(Misuses.OneScope.class, Misuses.OtherScope.class)
+                .initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains("IDEM-D013").contains("OneScope").contains("OtherScope"));
+    }
+
+    @Test
     void withoutATransactionManager() {
         set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
         assertThatThrownBy(() -> WeldInitiator.createWeld().addExtension(new IdempotencyExtension())

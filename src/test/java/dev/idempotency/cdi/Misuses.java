@@ -179,4 +179,20 @@ final class Misuses {
             throw new UnsupportedOperationException("never asked in a deployment test");
         }
     }
+
+    @ApplicationScoped
+    public static class OneScope implements dev.idempotency.spi.ScopeResolver {
+        @Override
+        public dev.idempotency.Scope resolve(dev.idempotency.spi.ScopeRequest request) {
+            return new dev.idempotency.Scope("one", "p", request.endpoint(), request.key());
+        }
+    }
+
+    @ApplicationScoped
+    public static class OtherScope implements dev.idempotency.spi.ScopeResolver {
+        @Override
+        public dev.idempotency.Scope resolve(dev.idempotency.spi.ScopeRequest request) {
+            return new dev.idempotency.Scope("other", "p", request.endpoint(), request.key());
+        }
+    }
 }

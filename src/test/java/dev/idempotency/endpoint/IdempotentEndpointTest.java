@@ -341,19 +341,12 @@ class IdempotentEndpointTest {
         String key = newKey();
         // The first execution is held inside its method until the duplicate has been answered: the duplicate
         // meets it running, however slow the machine.
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (k.equals(key)) {
-                running.countDown();
-                await(answered);
-            }
-        };
+        HeldExecution held = new HeldExecution(key);
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments", payment("A-16")).key(key).send());
-        await(running);
+        held.awaitRunning();
         Http.Reply duplicate = http.post("payments", payment("A-16")).key(key).send();
-        answered.countDown();
+        held.release();
         assertProblem(duplicate, 409, "request-in-flight");
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
         assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
@@ -378,17 +371,10 @@ class IdempotentEndpointTest {
     @Test
     void anExecutionLongerThanItsLeaseKeepsItAndARetryMeetsItInFlight() throws Exception {
         String key = newKey();
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch retried = new java.util.concurrent.CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (k.equals(key)) {
-                running.countDown();
-                await(retried);
-            }
-        };
+        HeldExecution held = new HeldExecution(key);
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments", payment("A-50")).key(key).send());
-        await(running);
+        held.awaitRunning();
         MutableClock clock = weld.select(MutableClock.class).get();
         dev.idempotency.internal.IdempotencyRuntime runtime =
                 weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
@@ -397,7 +383,7 @@ class IdempotentEndpointTest {
         runtime.leases().renewDue();
         clock.advance(Duration.ofSeconds(20));
         Http.Reply retry = http.post("payments", payment("A-50")).key(key).send();
-        retried.countDown();
+        held.release();
         assertProblem(retry, 409, "request-in-flight");
         assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
         assertThat(payments("A-50")).isEqualTo(1);
@@ -410,24 +396,17 @@ class IdempotentEndpointTest {
     @Test
     void anExecutionThatLostItsLeaseCommitsNothingAndGivesTheOperationBack() throws Exception {
         String key = newKey();
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch lost = new java.util.concurrent.CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (k.equals(key)) {
-                running.countDown();
-                await(lost);
-            }
-        };
+        HeldExecution held = new HeldExecution(key);
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments", payment("A-51")).key(key).send());
-        await(running);
+        held.awaitRunning();
         dev.idempotency.internal.IdempotencyRuntime runtime =
                 weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
         weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
         runtime.leases().renewDue();
         assertThat(runtime.leases().held()).isZero();
         assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.LeaseLost);
-        lost.countDown();
+        held.release();
         assertProblem(first.get(10, TimeUnit.SECONDS), 409, "superseded");
         assertThat(payments("A-51")).isZero();
         assertThat(record(key, "status")).isEqualTo("FAILED_RETRYABLE");
@@ -439,19 +418,12 @@ class IdempotentEndpointTest {
     @Test
     void anAcceptedDuplicateGets202WithTheStatusLocation() throws Exception {
         String key = newKey();
-        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (k.equals(key)) {
-                running.countDown();
-                await(answered);
-            }
-        };
+        HeldExecution held = new HeldExecution(key);
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments/accepted", payment("A-18")).key(key).send());
-        await(running);
+        held.awaitRunning();
         Http.Reply duplicate = http.post("payments/accepted", payment("A-18")).key(key).send();
-        answered.countDown();
+        held.release();
         assertThat(duplicate.status()).isEqualTo(202);
         assertThat(duplicate.header("Location")).isEqualTo(Http.BASE + "idempotency/" + key);
         assertThat(duplicate.header("Retry-After")).isNotNull();
@@ -714,6 +686,29 @@ class IdempotentEndpointTest {
 
     private static String newKey() {
         return UUID.randomUUID().toString();
+    }
+
+    /** Holds the method of the request with this key inside its business transaction until released. */
+    private static final class HeldExecution {
+        private final java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+
+        HeldExecution(String key) {
+            PaymentResource.duringExecution = k -> {
+                if (k.equals(key) && running.getCount() > 0) {
+                    running.countDown();
+                    await(released);
+                }
+            };
+        }
+
+        void awaitRunning() {
+            await(running);
+        }
+
+        void release() {
+            released.countDown();
+        }
     }
 
     private static void await(java.util.concurrent.CountDownLatch latch) {

@@ -148,25 +148,15 @@ abstract class RecordStoreContract {
     void aFinishWhoseTransactionHasNotCommittedHoldsUpNoClaimOfItsCaller() throws Exception {
         QuotaCharge limited = new QuotaCharge(true, 5, true, 0);
         tx(() -> db.store.insert(processing("f1", "t1", NOW), limited));
-        CountDownLatch finished = new CountDownLatch(1);
-        CountDownLatch claimed = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<Boolean> business = pool.submit(() -> tx(() -> {
-                boolean done = db.store.finish(scope("f1"), token("t1"), succeeded());
-                finished.countDown();
-                awaitQuietly(claimed);
-                return done;
-            }));
-            finished.await();
-            Future<?> claim = pool.submit(() -> tx(() -> db.store.insert(processing("f2", "t2", NOW), limited)));
-            // Without waiting on the open business transaction, the claim is done in well under a second; with
-            // it, never before that transaction ends (it waits for this latch: 30 s).
-            claim.get(20, java.util.concurrent.TimeUnit.SECONDS);
-            claimed.countDown();
-            assertThat(business.get()).isTrue();
+            whileFinishIsOpen("f1", "t1", () -> {
+                Future<?> claim = pool.submit(() -> tx(() -> db.store.insert(processing("f2", "t2", NOW), limited)));
+                // Without waiting on the open business transaction, the claim is done in well under a second;
+                // with it, never before that transaction ends (it waits for this to return: 30 s at most).
+                claim.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            });
         } finally {
-            claimed.countDown();
             pool.shutdownNow();
         }
         assertThat(tx(() -> db.store.find(scope("f2"))).orElseThrow().status()).isEqualTo(RecordStatus.PROCESSING);
@@ -183,29 +173,40 @@ abstract class RecordStoreContract {
         })).hasMessageContaining("rolls back");
         assertThatThrownBy(() -> tx(() -> db.store.insert(processing("g2", "t2", NOW), oneInFlight)))
                 .as("g1 is still running: its give-back rolled back with it").isInstanceOf(QuotaExceededException.class);
-
-        CountDownLatch finished = new CountDownLatch(1);
-        CountDownLatch refused = new CountDownLatch(1);
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try {
-            Future<Boolean> business = pool.submit(() -> tx(() -> {
-                boolean done = db.store.finish(scope("g1"), token("t1"), succeeded());
-                finished.countDown();
-                awaitQuietly(refused);
-                return done;
-            }));
-            finished.await();
-            assertThatThrownBy(() -> tx(() -> db.store.insert(processing("g2", "t2", NOW), oneInFlight)))
-                    .as("g1's finish has not committed").isInstanceOf(QuotaExceededException.class);
-            refused.countDown();
-            assertThat(business.get()).isTrue();
-        } finally {
-            refused.countDown();
-            pool.shutdownNow();
-        }
+        whileFinishIsOpen("g1", "t1", () -> assertThatThrownBy(() ->
+                tx(() -> db.store.insert(processing("g2", "t2", NOW), oneInFlight)))
+                .as("g1's finish has not committed").isInstanceOf(QuotaExceededException.class));
         tx(() -> db.store.insert(processing("g2", "t2", NOW), oneInFlight));
         assertThatThrownBy(() -> tx(() -> db.store.insert(processing("g3", "t3", NOW), oneInFlight)))
                 .isInstanceOf(QuotaExceededException.class);
+    }
+
+    @FunctionalInterface
+    interface Check {
+        void run() throws Exception;
+    }
+
+    // Finishes a record in a business transaction on another thread and runs the check while that transaction
+    // is still open (it commits when the check is done); the finish must have succeeded.
+    private void whileFinishIsOpen(String key, String owner, Check check) throws Exception {
+        CountDownLatch finished = new CountDownLatch(1);
+        CountDownLatch checked = new CountDownLatch(1);
+        ExecutorService business = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> done = business.submit(() -> tx(() -> {
+                boolean ok = db.store.finish(scope(key), token(owner), succeeded());
+                finished.countDown();
+                awaitQuietly(checked);
+                return ok;
+            }));
+            finished.await();
+            check.run();
+            checked.countDown();
+            assertThat(done.get()).isTrue();
+        } finally {
+            checked.countDown();
+            business.shutdownNow();
+        }
     }
 
     private static Completion succeeded() {
