@@ -111,19 +111,6 @@ class PaymentsContractIT {
         assertThat(payments(order("D"))).isEmpty();
     }
 
-    // README status table: 413 body-too-large, refused by its declared length before the body is read; nothing
-    // is stored or run (idempotency.max-request-bytes, 1 MiB by default).
-    @Test
-    void aBodyOverTheRequestLimitIs413ProblemAndNothingRuns() {
-        String order = order("Z");
-        String large = "{\"merchantOrderNo\":\"" + order + "\",\"amount\":5,\"currency\":\"EUR\",\"note\":\""
-                + "x".repeat(1 << 20) + "\"}";
-        String key = key();
-        assertProblem(api.post("payments", large).key(key).send(), 413, "body-too-large");
-        assertThat(payments(order)).isEmpty();
-        assertProblem(api.get("idempotency/" + key).send(), 404, "operation-not-found");
-    }
-
     @Test
     void withoutCredentialsIs401Problem() {
         Api.Reply anonymous = api.post("payments", payment(order("E"), "5")).anonymous().key(key()).send();
