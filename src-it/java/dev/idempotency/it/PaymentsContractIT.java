@@ -347,7 +347,9 @@ class PaymentsContractIT {
         awaitState(key, "alice", "PROCESSING");
         long claimed = System.nanoTime();
         List<Api.Reply> pastTheLease = new ArrayList<>();
-        // Retries every 500 ms (the pace of an impatient client) until one gets the outcome.
+        // A retry after each renewal of the lease (the renewal moves the record's expiry with it) until one gets
+        // the outcome.
+        String expiresAt = status(key, "alice").get("expiresAt").asText();
         while (true) {
             Api.Reply retry = api.post("payments", payment(order, "17")).key(key).send();
             if (retry.status() != 409) {
@@ -360,7 +362,10 @@ class PaymentsContractIT {
                 pastTheLease.add(retry);
             }
             assertThat(System.nanoTime() - claimed).as("the method runs 6 s").isLessThan(TimeUnit.SECONDS.toNanos(60));
-            Thread.sleep(500);
+            String seen = expiresAt;
+            expiresAt = await(key, "alice", "a renewal or the outcome", json ->
+                    !json.get("state").asText().equals("PROCESSING") || !json.get("expiresAt").asText().equals(seen))
+                    .get("expiresAt").asText();
         }
         Api.Reply first = slow.get(60, TimeUnit.SECONDS);
         assertThat(first.status()).as(first.text()).isEqualTo(201);
@@ -413,15 +418,27 @@ class PaymentsContractIT {
     }
 
     private void awaitState(String key, String user, String state) throws InterruptedException {
+        await(key, user, state, json -> json.get("state").asText().equals(state));
+    }
+
+    private JsonNode status(String key, String user) {
+        Api.Reply status = api.get("idempotency/" + key).as(user).send();
+        assertThat(status.status()).as(status.text()).isEqualTo(200);
+        return status.json();
+    }
+
+    /** Polls the operation's status resource until it satisfies the condition; returns that status. */
+    private JsonNode await(String key, String user, String what, java.util.function.Predicate<JsonNode> condition)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
             Api.Reply status = api.get("idempotency/" + key).as(user).send();
-            if (status.status() == 200 && status.json().get("state").asText().equals(state)) {
-                return;
+            if (status.status() == 200 && condition.test(status.json())) {
+                return status.json();
             }
             Thread.sleep(25);
         }
-        throw new AssertionError("operation " + key + " never reached " + state);
+        throw new AssertionError("operation " + key + " never reached " + what);
     }
 
     private List<JsonNode> payments(String order) {

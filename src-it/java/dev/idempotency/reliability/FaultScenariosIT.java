@@ -132,6 +132,57 @@ class FaultScenariosIT {
     }
 
     @Test
+    void anOperationLeftByACrashedNodeThatNoClientRetriesIsSettledByTheOtherNode() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
+        long start = System.nanoTime();
+        a.inject("after-claim", """
+                RULE park a payment between its claim's commit and its business transaction
+                CLASS dev.idempotency.cdi.IdempotentInterceptor
+                METHOD execute
+                AT ENTRY
+                IF $3.operation().policy().endpoint().equals("payments.create")
+                DO waitFor("idempotency-fault-test", 120000)
+                ENDRULE
+                """);
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
+        awaitRecords(ops, "PROCESSING");
+        a.crash();
+        try {
+            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
+            }
+            // Nobody retries. Node B settles every second what has had its lease out for 2 s; its first pass
+            // looks back an hour.
+            b.restartWith(Map.of("idempotency.settle.interval", "PT1S", "idempotency.settle.after", "PT2S"));
+            awaitRecords(ops, "FAILED_RETRYABLE");
+            for (Operations.Operation op : ops) {
+                assertThat(payments(op)).as("settled without running it").isZero();
+            }
+        } finally {
+            a.boot();
+            b.restartWith(Map.of("idempotency.settle.interval", "PT1M", "idempotency.settle.after", "PT1M"));
+        }
+        // A late retry runs at once (no lease to wait out) and exactly once.
+        for (int i = 0; i < ops.size(); i++) {
+            assertThat(client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i)).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("4d. Crash with nobody retrying: the other node settles", ops.size()
+                        + " keys claimed on node A; no retry until node B's settler has made them retryable; then"
+                        + " retried on A (restarted) and B",
+                "Byteman rule parks each request after its claim's commit; kill -9 of node A; node B restarted with"
+                        + " idempotency.settle.interval=PT1S, settle.after=PT2S",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        for (Operations.Operation op : ops) {
+            assertThat(Checker.attempts(op)).as("the settled claim, then the retry").isEqualTo(2);
+        }
+    }
+
+    @Test
     void crashAfterTheCommitBeforeTheResponse() throws Exception {
         History history = new History();
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));

@@ -48,4 +48,34 @@ public sealed interface IdempotencyEvent {
     /** A per-principal limit turned a request away. */
     record LimitReached(String endpoint, String scopeKey, ProblemType limit) implements IdempotencyEvent {
     }
+
+    /**
+     * An operation whose lease had run out, and that no client retried, was settled in the background: taken
+     * over (its executor, if still alive, can commit nothing), then completed with what the endpoint's
+     * {@link dev.idempotency.spi.OutcomeResolver} found done downstream ({@code SUCCEEDED}), or made
+     * {@code FAILED_RETRYABLE}, so that a retry runs at once (asking the resolver again) and retention removes it.
+     *
+     * @param status     the state it was left in
+     * @param resolution what settled it
+     */
+    record Settled(String endpoint, String scopeKey, RecordStatus status, Resolution resolution)
+            implements IdempotencyEvent {
+        /** What settled a stuck operation. */
+        public enum Resolution {
+            /** The endpoint has no external side effects: nothing to ask, the operation is retryable. */
+            NOTHING_TO_ASK,
+            /** The resolver found it done downstream; its outcome is stored and replayed. */
+            DONE,
+            /** The resolver found it not done; retryable. */
+            NOT_DONE,
+            /** The resolver could not tell (or failed); retryable, and a retry asks it again. */
+            UNKNOWN,
+            /**
+             * It was still PROCESSING when it expired, a retention after its lease ran out (stuck before a node's
+             * look-back, or of an endpoint no deployment serves any more): as if absent already, settled without
+             * asking, for the purge to remove.
+             */
+            EXPIRED
+        }
+    }
 }

@@ -14,4 +14,15 @@ public interface IdempotencyMaintenance {
      * @return how many records were deleted
      */
     int purgeExpired();
+
+    /**
+     * Settles operations stuck in PROCESSING — their lease ran out {@code idempotency.settle.after} ago and
+     * no client retried — as the managed scheduler does every {@code idempotency.settle.interval}: each is
+     * taken over (fenced), then completed with what its endpoint's {@code OutcomeResolver} found done
+     * downstream, or made FAILED_RETRYABLE (a retry runs at once, retention removes it). One log line
+     * (IDEM-W011) and one {@code IdempotencyEvent.Settled} per operation.
+     *
+     * @return how many operations were settled
+     */
+    int settleStuck();
 }

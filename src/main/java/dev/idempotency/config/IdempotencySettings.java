@@ -83,6 +83,9 @@ public final class IdempotencySettings {
         positive(Setting.MAX_REQUEST_BYTES, raw(Setting.MAX_REQUEST_BYTES));
         positive(Setting.PURGE_BATCH_SIZE, raw(Setting.PURGE_BATCH_SIZE));
         purgeInterval();
+        settleInterval();
+        settleAfter();
+        settleLookBack();
         problemBase();
     }
 
@@ -215,11 +218,28 @@ public final class IdempotencySettings {
 
     /** Zero disables the scheduled purge. */
     public Duration purgeInterval() {
-        Duration interval = duration(Setting.PURGE_INTERVAL.key(), raw(Setting.PURGE_INTERVAL));
-        if (interval.isNegative()) {
-            throw invalid(Setting.PURGE_INTERVAL.key(), raw(Setting.PURGE_INTERVAL), "must not be negative");
+        return notNegative(Setting.PURGE_INTERVAL);
+    }
+
+    /** Zero disables the scheduled settling of stuck operations. */
+    public Duration settleInterval() {
+        return notNegative(Setting.SETTLE_INTERVAL);
+    }
+
+    public Duration settleAfter() {
+        return notNegative(Setting.SETTLE_AFTER);
+    }
+
+    public Duration settleLookBack() {
+        return notNegative(Setting.SETTLE_LOOK_BACK);
+    }
+
+    private Duration notNegative(Setting setting) {
+        Duration value = duration(setting.key(), raw(setting));
+        if (value.isNegative()) {
+            throw invalid(setting.key(), raw(setting), "must not be negative");
         }
-        return interval;
+        return value;
     }
 
     public String problemBase() {

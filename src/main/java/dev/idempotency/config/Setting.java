@@ -50,6 +50,9 @@ public enum Setting {
     MAX_KEYS_PER_ENDPOINT("max-keys-per-endpoint", "10000", true, "Most stored keys per principal and endpoint; expired ones count until purged or removed at the limit (0: no limit)."),
     PURGE_INTERVAL("purge.interval", "PT5M", false, "How often expired records are purged (managed scheduler); PT0S disables."),
     PURGE_BATCH_SIZE("purge.batch-size", "500", false, "Records deleted per purge statement."),
+    SETTLE_INTERVAL("settle.interval", "PT1M", false, "How often operations stuck in PROCESSING (lease run out, no client retrying) are settled (managed scheduler); PT0S disables."),
+    SETTLE_AFTER("settle.after", "PT1M", false, "How long after its lease ran out an operation counts as stuck, so that a retrying client comes first."),
+    SETTLE_LOOK_BACK("settle.look-back", "PT1H", false, "How far back a node's first settling pass looks for leases that ran out while no node ran; older stuck operations are settled when they expire."),
     PROBLEM_BASE("problem-base", "https://idempotency.dev/problems/", false, "Prefix of the problem type URIs."),
     STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location.");
 

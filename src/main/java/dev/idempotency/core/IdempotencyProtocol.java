@@ -10,6 +10,7 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.QuotaCharge;
 import dev.idempotency.spi.QuotaExceededException;
 import dev.idempotency.spi.RecordStore;
@@ -37,6 +38,8 @@ public final class IdempotencyProtocol {
     private static final int MAX_DECISION_ROUNDS = 4;
     private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(1);
     private static final long WAIT_POLL_MILLIS = 50;
+    // How long the settler holds an operation of an endpoint it does not serve while it settles it.
+    private static final Duration SETTLE_LEASE = Duration.ofMinutes(1);
 
     private final RecordStore store;
     private final TransactionBoundary transactions;
@@ -213,6 +216,87 @@ public final class IdempotencyProtocol {
         return total;
     }
 
+    /**
+     * Settles an operation whose lease ran out and that no client retried ({@link Settler} finds them): takes it
+     * over by the fenced compare-and-set, so that its executor, if still alive, commits nothing; then, for an
+     * endpoint with external side effects, asks its resolver whether the downstream did it and stores that
+     * outcome; otherwise (or when the resolver says not done, cannot tell, or fails) makes it FAILED_RETRYABLE,
+     * so that a retry runs at once and retention removes it. Safe on many nodes: one takeover wins.
+     *
+     * @param policy   the endpoint's policy; empty for an endpoint this deployment does not serve, whose record
+     *                 is settled only once it has expired (it is then as if absent anyway, as an expired record
+     *                 of any endpoint is: settled without asking, its expiry kept for the purge)
+     * @param resolver the endpoint's resolver, when it has external side effects
+     * @return what was done; empty when the record was not stuck or another executor changed it first
+     */
+    public Optional<IdempotencyEvent.Settled> settle(IdempotencyRecord stuck, Optional<EndpointPolicy> policy,
+                                                     Optional<OutcomeResolver> resolver) {
+        Instant now = clock.instant();
+        boolean leaseRanOut = stuck.leaseUntil().map(until -> until.isBefore(now)).orElse(true);
+        boolean expired = !stuck.expiresAt().isAfter(now);
+        if (stuck.status() != RecordStatus.PROCESSING || !leaseRanOut || (policy.isEmpty() && !expired)) {
+            return Optional.empty();
+        }
+        // An expired record is as if absent: a retry would start anew, so there is nothing to ask or keep; it is
+        // settled as it is, for the purge to remove.
+        Optional<EndpointPolicy> serving = expired ? Optional.empty() : policy;
+        Duration lease = serving.map(EndpointPolicy::lease).orElse(SETTLE_LEASE);
+        Instant leaseUntil = now.plus(lease);
+        // A known endpoint's record keeps expiring a retention after its lease ends, as the settler finds it.
+        Instant expiresAt = serving.map(p -> later(stuck.expiresAt(), leaseUntil.plus(p.retention())))
+                .orElse(stuck.expiresAt());
+        String token = newToken();
+        IdempotencyRecord settling = new IdempotencyRecord(stuck.scopeKey(), stuck.tenant(), stuck.principal(),
+                stuck.endpoint(), stuck.requestHash(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(),
+                token, Optional.of(leaseUntil), stuck.attempts(), stuck.createdAt(), now, expiresAt);
+        boolean won = transactions.requiresNew(() -> store.takeOver(stuck.scopeKey(), stuck.ownerToken(),
+                RecordStatus.PROCESSING, settling));
+        if (!won) {
+            return Optional.empty();
+        }
+        IdempotencyEvent.Settled.Resolution how = IdempotencyEvent.Settled.Resolution.NOTHING_TO_ASK;
+        Optional<Resolution.Done> done = Optional.empty();
+        if (serving.isEmpty()) {
+            how = IdempotencyEvent.Settled.Resolution.EXPIRED;
+        } else if (serving.get().externalSideEffects() && resolver.isPresent()) {
+            Resolution resolution = ask(resolver.get(), new ResolutionRequest(Optional.empty(), stuck,
+                    purpose -> ScopeDigest.derive(stuck.scopeKey(), purpose)));
+            if (resolution instanceof Resolution.Done found) {
+                done = Optional.of(found);
+                how = IdempotencyEvent.Settled.Resolution.DONE;
+            } else {
+                how = resolution instanceof Resolution.NotDone ? IdempotencyEvent.Settled.Resolution.NOT_DONE
+                        : IdempotencyEvent.Settled.Resolution.UNKNOWN;
+            }
+        }
+        RecordStatus status = done.isPresent() ? RecordStatus.SUCCEEDED : RecordStatus.FAILED_RETRYABLE;
+        Instant ended = clock.instant();
+        Completion completion = new Completion(status, done.flatMap(Resolution.Done::resourceId),
+                done.map(Resolution.Done::response), ended,
+                serving.map(p -> ended.plus(p.retention())).orElse(stuck.expiresAt()));
+        if (!transactions.requiresNew(() -> store.finish(stuck.scopeKey(), token, completion))) {
+            // Only another settler or a retry that took over our fresh lease after it ran out gets here.
+            return Optional.empty();
+        }
+        IdempotencyEvent.Settled settled = new IdempotencyEvent.Settled(stuck.endpoint(), stuck.scopeKey(), status, how);
+        events.publish(settled);
+        return Optional.of(settled);
+    }
+
+    // A resolver that fails (the downstream is unreachable, its client throws) cannot tell: the outcome stays
+    // unknown, and the operation must not run again on that account nor leave a held claim behind.
+    private static Resolution ask(OutcomeResolver resolver, ResolutionRequest request) {
+        try {
+            return resolver.resolve(request);
+        } catch (RuntimeException failed) {
+            return new Resolution.Unknown(String.valueOf(failed));
+        }
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
+    }
+
     private Admission decide(Operation op, Optional<IdempotencyRecord> found, int round) {
         if (round > MAX_DECISION_ROUNDS) {
             throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
@@ -325,8 +409,8 @@ public final class IdempotencyProtocol {
 
     private Admission resolveEarlierAttempt(Claim claim, IdempotencyRecord previous) {
         Operation op = claim.operation();
-        Resolution resolution = op.resolver().orElseThrow()
-                .resolve(new ResolutionRequest(op.scope(), previous, op::derive));
+        Resolution resolution = ask(op.resolver().orElseThrow(),
+                new ResolutionRequest(Optional.of(op.scope()), previous, op::derive));
         if (resolution instanceof Resolution.Done done) {
             if (!finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()))) {
                 return afterFenced(op);

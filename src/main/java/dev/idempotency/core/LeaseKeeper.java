@@ -75,8 +75,9 @@ public final class LeaseKeeper {
             Instant next = now.plus(lease);
             boolean renewed;
             try {
+                Instant expires = next.plus(h.claim.operation().policy().retention());
                 renewed = transactions.requiresNew(() -> store.renewLease(h.claim.operation().scopeKey(),
-                        h.claim.ownerToken(), now, next));
+                        h.claim.ownerToken(), now, next, expires));
             } catch (RuntimeException unavailable) {
                 // Tried again at the next run, while the lease lasts.
                 if (!now.isBefore(h.leaseUntil)) {

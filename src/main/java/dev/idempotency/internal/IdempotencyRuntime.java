@@ -18,6 +18,7 @@ import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.LeaseKeeper;
+import dev.idempotency.core.Settler;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Redaction;
 import dev.idempotency.core.RequestFacts;
@@ -103,6 +104,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ScheduledFuture<?> clockTask;
     private ScheduledFuture<?> leaseTask;
     private LeaseKeeper leases;
+    private Settler settler;
+    private ScheduledFuture<?> settleTask;
     // The application's resolvers, as the extension found them among all the deployment's beans (an injected
     // Instance sees only what the library's bean archive may see: on Payara not the WAR's own classes).
     private List<OutcomeResolver> outcomeResolvers = List.of();
@@ -171,6 +174,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
         leases = new LeaseKeeper(store, transactions, clock, this::fire);
+        settler = new Settler(protocol, store, transactions, clock, policies.values().stream()
+                .map(policy -> new Settler.Endpoint(policy, resolverFor(policy))).toList(),
+                settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         scheduleMaintenance(databaseClock);
         started = true;
     }
@@ -201,7 +207,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
         if (scheduler == null) {
             LOG.info("IDEM-I002 no managed scheduled executor at " + DEFAULT_SCHEDULER
-                    + "; expired records are purged only when IdempotencyMaintenance.purgeExpired() is called");
+                    + "; expired records are purged only when IdempotencyMaintenance.purgeExpired() is called, stuck"
+                    + " operations settled only when IdempotencyMaintenance.settleStuck() is");
             if (!policies.isEmpty()) {
                 LOG.warning("IDEM-W008 leases are not renewed without a managed scheduled executor: an @Idempotent"
                         + " method that runs longer than its lease (idempotency.lease) can be taken over by a retry"
@@ -214,6 +221,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     .orElseThrow();
             long millis = LeaseKeeper.interval(shortest).toMillis();
             leaseTask = scheduler.scheduleWithFixedDelay(this::renewLeases, millis, millis, TimeUnit.MILLISECONDS);
+            Duration settleEvery = settings.settleInterval();
+            if (!settleEvery.isZero()) {
+                settleTask = scheduler.scheduleWithFixedDelay(this::scheduledSettle, settleEvery.toMillis(),
+                        settleEvery.toMillis(), TimeUnit.MILLISECONDS);
+            }
         }
         if (!interval.isZero()) {
             long millis = interval.toMillis();
@@ -248,8 +260,34 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
     }
 
+    private void scheduledSettle() {
+        try {
+            settleStuck();
+        } catch (RuntimeException e) {
+            // The next run tries again; the window it did not finish is kept.
+            LOG.log(Level.WARNING, "IDEM-W012 settling stuck operations failed; tried again at the next run", e);
+        }
+    }
+
+    @Override
+    public int settleStuck() {
+        if (!started) {
+            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the idempotency library has not started"));
+        }
+        List<IdempotencyEvent.Settled> settled = settler.settleDue();
+        for (IdempotencyEvent.Settled s : settled) {
+            LOG.warning("IDEM-W011 settled stuck operation " + s.scopeKey() + " of endpoint '" + s.endpoint()
+                    + "': its lease ran out and no client retried it; now " + s.status() + " ("
+                    + s.resolution().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') + ")");
+        }
+        return settled.size();
+    }
+
     @PreDestroy
     void stop() {
+        if (settleTask != null) {
+            settleTask.cancel(false);
+        }
         if (purgeTask != null) {
             purgeTask.cancel(false);
         }

@@ -222,14 +222,37 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     @Override
-    public boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil) {
+    public boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil, Instant expiresAt) {
         return run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.renewLease)) {
                 setInstant(ps, 1, leaseUntil);
-                ps.setString(2, scopeKey);
-                ps.setString(3, ownerToken);
-                setInstant(ps, 4, now);
+                setInstant(ps, 2, expiresAt);
+                setInstant(ps, 3, expiresAt);
+                ps.setString(4, scopeKey);
+                ps.setString(5, ownerToken);
+                setInstant(ps, 6, now);
                 return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public List<IdempotencyRecord> findProcessing(Instant expiresFrom, String afterScopeKey, Instant expiresBefore,
+                                                  int limit) {
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.findProcessing)) {
+                setInstant(ps, 1, expiresBefore);
+                setInstant(ps, 2, expiresFrom);
+                setInstant(ps, 3, expiresFrom);
+                ps.setString(4, afterScopeKey);
+                ps.setInt(5, limit);
+                List<IdempotencyRecord> found = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(read(rs));
+                    }
+                }
+                return found;
             }
         });
     }

@@ -30,6 +30,7 @@ final class RecordSql {
     final String takeOver;
     final String finish;
     final String renewLease;
+    final String findProcessing;
     final String expiredKeys;
     final String deleteExpired;
 
@@ -71,9 +72,13 @@ final class RecordSql {
                 + " expires_at = CASE WHEN expires_at < ? THEN ? ELSE expires_at END"
                 + " WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'";
         finish = finishSet;
-        // lease_until is in no index: a HOT update.
-        renewLease = "UPDATE " + table + " SET lease_until = ? WHERE scope_key = ? AND owner_token = ?"
+        // Moves the indexed expiry too (not a HOT update), so that the settler meets the record when this lease
+        // runs out; only executions that outlive half their lease are renewed.
+        renewLease = "UPDATE " + table + " SET lease_until = ?, expires_at = CASE WHEN expires_at < ? THEN ?"
+                + " ELSE expires_at END WHERE scope_key = ? AND owner_token = ?"
                 + " AND status = 'PROCESSING' AND lease_until > ?";
+        findProcessing = "SELECT " + COLUMNS + " FROM " + table + " WHERE status = 'PROCESSING' AND expires_at < ?"
+                + " AND (expires_at > ? OR (expires_at = ? AND scope_key > ?)) ORDER BY expires_at, scope_key LIMIT ?";
         expiredKeys = "SELECT scope_key, tenant, principal, endpoint FROM " + table
                 + " WHERE expires_at < ? AND status <> 'PROCESSING' ORDER BY expires_at LIMIT ?";
         deleteExpired = "DELETE FROM " + table + " WHERE scope_key = ? AND expires_at < ? AND status <> 'PROCESSING'";

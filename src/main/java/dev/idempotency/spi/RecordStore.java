@@ -3,6 +3,7 @@ package dev.idempotency.spi;
 import dev.idempotency.RecordStatus;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -57,9 +58,21 @@ public interface RecordStore {
     /**
      * Moves the lease of a running execution to {@code leaseUntil}: only {@code WHERE owner_token = ? AND
      * status = 'PROCESSING' AND lease_until > now}, so that a lease that ran out (which a retry may be taking
-     * over on what it read) is never revived. False when the execution no longer holds its lease.
+     * over on what it read) is never revived. The expiry grows to at least {@code expiresAt} (the new lease's
+     * end + retention), so that {@link #findProcessing} meets the record again when this lease runs out.
+     * False when the execution no longer holds its lease.
      */
-    boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil);
+    boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil, Instant expiresAt);
+
+    /**
+     * PROCESSING records by expiry, then scope key: those after ({@code expiresFrom}, {@code afterScopeKey})
+     * — from {@code expiresFrom} inclusive when {@code afterScopeKey} is {@code ""} — and expiring before
+     * {@code expiresBefore}; at most {@code limit}. A plain read: whoever acts on a record does it by a fenced
+     * {@link #takeOver}. A PROCESSING record expires a fixed retention after its lease ends, so an expiry
+     * window is a window of lease ends: the stuck-operation settler walks the expiry index with it.
+     */
+    List<IdempotencyRecord> findProcessing(Instant expiresFrom, String afterScopeKey, Instant expiresBefore,
+                                           int limit);
 
     /**
      * Makes room under a limit that a claim met, if there is any to make: for {@code IN_FLIGHT} the caller's

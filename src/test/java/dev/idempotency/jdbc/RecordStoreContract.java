@@ -107,16 +107,42 @@ abstract class RecordStoreContract {
     void aLeaseIsRenewedOnlyByItsOwnerWhileItRunsAndHasNotRunOut() {
         tx(() -> db.store.insert(processing("l1", "t1", NOW)));
         java.time.Instant later = NOW.plusSeconds(60);
-        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("intruder"), NOW, later))).isFalse();
-        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(30), later)))
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("intruder"), NOW, later, later))).isFalse();
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(30), later, later)))
                 .as("ran out (NOW + 30 s): a retry may be taking it over").isFalse();
-        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(20), later))).isTrue();
-        assertThat(tx(() -> db.store.find(scope("l1"))).orElseThrow().leaseUntil())
-                .contains(later.truncatedTo(ChronoUnit.MICROS));
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW.plusSeconds(20), later,
+                later.plus(Duration.ofDays(1))))).isTrue();
+        IdempotencyRecord renewed = tx(() -> db.store.find(scope("l1"))).orElseThrow();
+        assertThat(renewed.leaseUntil()).contains(later.truncatedTo(ChronoUnit.MICROS));
+        assertThat(renewed.expiresAt()).as("the expiry follows the lease, so that the settler meets it again")
+                .isEqualTo(later.plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.MICROS));
         assertThat(tx(() -> db.store.finish(scope("l1"), token("t1"), new Completion(RecordStatus.SUCCEEDED,
                 Optional.empty(), Optional.empty(), NOW, NOW.plus(Duration.ofDays(1)))))).isTrue();
-        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW, later.plusSeconds(60))))
+        assertThat(tx(() -> db.store.renewLease(scope("l1"), token("t1"), NOW, later.plusSeconds(60), later)))
                 .as("finished").isFalse();
+    }
+
+    @Test
+    void processingRecordsArePagedByExpiryThenKeyWithinTheWindow() {
+        Instant at = NOW;
+        tx(() -> db.store.insert(processing("p1", "t1", at)));
+        tx(() -> db.store.insert(processing("p2", "t2", at)));
+        tx(() -> db.store.insert(processing("p3", "t3", at.plusSeconds(1))));
+        tx(() -> db.store.insert(processing("p4", "t4", at.plusSeconds(5))));
+        tx(() -> db.store.insert(processing("f1", "t5", at)));
+        assertThat(tx(() -> db.store.finish(scope("f1"), token("t5"), new Completion(RecordStatus.SUCCEEDED,
+                Optional.empty(), Optional.empty(), at, at)))).isTrue();
+        Instant from = at.plus(Duration.ofDays(1));
+        Instant before = from.plusSeconds(5);
+
+        List<IdempotencyRecord> first = tx(() -> db.store.findProcessing(from, "", before, 2));
+        assertThat(first).extracting(IdempotencyRecord::scopeKey).containsExactly(scope("p1"), scope("p2"));
+        IdempotencyRecord last = first.get(1);
+        assertThat(tx(() -> db.store.findProcessing(last.expiresAt(), last.scopeKey(), before, 2)))
+                .as("the next page, up to the window's end (exclusive); never the finished record")
+                .extracting(IdempotencyRecord::scopeKey).containsExactly(scope("p3"));
+        assertThat(tx(() -> db.store.findProcessing(from.plusNanos(1000), "", before.plusSeconds(1), 10)))
+                .extracting(IdempotencyRecord::scopeKey).containsExactly(scope("p3"), scope("p4"));
     }
 
     @Test
