@@ -232,7 +232,7 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), scale.keys / 2);
         int third = ops.size() / 3;
         List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
-        String oldSecret = java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("it.server.dir") + ".secret")).trim();
+        String oldSecret = Operations.runSecretText();
         String newSecret = randomBase64(48);
         String bothKeys = "k1:" + firstEncryptionKey + ",k2:" + randomBase64(32);
         java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -253,6 +253,8 @@ class FaultScenariosIT {
                 rollingRestart(up, node, Map.of("idempotency.secret", newSecret, "idempotency.previous-secrets", oldSecret,
                         "idempotency.encryption.active-key", "k2"));
             }
+            // The nodes now key new records with the new secret; the checks find each record under its own.
+            Operations.secretsInUse(newSecret, oldSecret);
             sent.addAll(ops.subList(2 * third, ops.size()));
             LoadClient.sleep(2000);
         } finally {
@@ -290,7 +292,7 @@ class FaultScenariosIT {
     void aPayoutWhoseAnswerWasLostIsResolvedByAskingTheAcquirerNeverPaidTwice() throws Exception {
         String key = "payout-" + run();
         String body = "{\"beneficiary\":\"DE89 3704 0044 0532 0130 00\",\"amount\":12.50,\"currency\":\"EUR\"}";
-        String reference = dev.idempotency.core.ScopeDigest.derive(dev.idempotency.core.ScopeDigest.of(
+        String reference = dev.idempotency.core.ScopeDigest.derive(Operations.scopeKey(
                 new dev.idempotency.Scope("acme", "alice", "payouts.create", key)), "acquirer.payout");
         String payoutsOf = "SELECT COUNT(*) FROM demo_payout WHERE reference = ?";
         long start = System.nanoTime();
@@ -317,7 +319,7 @@ class FaultScenariosIT {
         assertThat(replay.body()).isEqualTo(resolved.body());
         int paid = Checker.number(payoutsOf, reference);
         String record = Checker.text("SELECT status || ' after ' || attempts || ' attempts' FROM idempotency_record"
-                + " WHERE scope_key = ?", dev.idempotency.core.ScopeDigest.of(
+                + " WHERE scope_key = ?", Operations.scopeKey(
                 new dev.idempotency.Scope("acme", "alice", "payouts.create", key)));
         Report.write("8. Downstream outcome unknown: a payout whose answer was lost", "1 key, 4 requests over 2 nodes;"
                         + " record " + record, "the acquirer's payouts API (not idempotent) takes 2.5 s, the payouts"

@@ -26,9 +26,58 @@ final class Operations {
         }
     }
 
+    // The nodes' secrets, which key the scope digest: the run's (src-it/provision.sh), until a scenario rotates it.
+    private static volatile ScopeDigest digest;
+
     /** The record's primary key of a user's key on payments.create. */
     static String scopeKey(String user, String key) {
-        return ScopeDigest.of(new Scope(TENANT.get(user), user, "payments.create", key));
+        return scopeKey(new Scope(TENANT.get(user), user, "payments.create", key));
+    }
+
+    /**
+     * The record's primary key of a scope, as the nodes compute it; after a rotation, the key under the secret
+     * its record was made with (the nodes find it there too).
+     */
+    static String scopeKey(Scope scope) {
+        if (digest == null) {
+            digest = new ScopeDigest(runSecret(), List.of());
+        }
+        List<String> keys = digest.keys(scope);
+        if (keys.size() > 1) {
+            try {
+                for (String candidate : keys) {
+                    if (Checker.number("SELECT COUNT(*) FROM idempotency_record WHERE scope_key = ?", candidate) > 0) {
+                        return candidate;
+                    }
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return keys.get(0);
+    }
+
+    /** After a rotation of the nodes' secret: the one they use and those they still accept. */
+    static void secretsInUse(String current, String... accepted) {
+        digest = new ScopeDigest(utf8(current), java.util.Arrays.stream(accepted).map(Operations::utf8).toList());
+    }
+
+    /** The run's secret, as every node starts with it. */
+    static String runSecretText() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("it.server.dir") + ".secret"))
+                    .trim();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] runSecret() {
+        return utf8(runSecretText());
+    }
+
+    private static byte[] utf8(String secret) {
+        return secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     static List<Operation> create(String run, int count) {

@@ -22,8 +22,10 @@ public interface IdempotencyContext {
 
     /**
      * A key for a downstream call, the same on every retry and takeover of this operation and different
-     * for each {@code purpose} ({@code derive("acquirer.charge")}). It is a keyed hash of the scope, so
-     * it reveals neither the client's key nor the principal.
+     * for each {@code purpose} ({@code derive("acquirer.charge")}), across a rotation of the server's secret
+     * too. It is a hash of the record's primary key, itself an HMAC of the scope under the server's secret: a
+     * downstream system that receives it cannot confirm a guessed client key, order number or principal
+     * without that secret.
      *
      * @throws IllegalStateException when {@link #isActive()} is false
      */

@@ -93,6 +93,11 @@ public final class IdempotencySettings {
         return secret.clone();
     }
 
+    /**
+     * Every secret accepted besides the current one: earlier ones after a rotation, or, in its first step, the
+     * one about to become current. Their fingerprints match; records keyed with them are found and are not
+     * claimed twice (docs/adr/0008).
+     */
     public List<byte[]> previousSecrets() {
         return previousSecrets.stream().map(byte[]::clone).toList();
     }

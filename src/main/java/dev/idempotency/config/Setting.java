@@ -7,7 +7,7 @@ package dev.idempotency.config;
  */
 public enum Setting {
     SECRET("secret", null, false, "HMAC secret for request fingerprints, at least 32 bytes (UTF-8). Required."),
-    PREVIOUS_SECRETS("previous-secrets", "", false, "Comma-separated earlier secrets, still accepted after a rotation."),
+    PREVIOUS_SECRETS("previous-secrets", "", false, "Comma-separated secrets accepted besides the current one: earlier ones, or the next one during a rotation's first step."),
     INSECURE_DEVELOPMENT_SECRET("insecure-development-secret", "false", false,
             "true: run without a secret, with a fixed publicly known one. Never in production."),
     DATASOURCE("datasource", "java:comp/DefaultDataSource", false, "JNDI name of the JTA DataSource of the record table."),

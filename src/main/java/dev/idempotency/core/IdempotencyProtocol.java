@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -69,11 +70,31 @@ public final class IdempotencyProtocol {
      * @throws IdempotencyException 503 when the store cannot answer
      */
     public Optional<IdempotencyRecord> read(Operation op) {
+        return read(op.keys());
+    }
+
+    /**
+     * The record under the first of {@code keys} that has one: a scope's key under the current secret, then
+     * under the other accepted ones, which are read only while a rotation is under way.
+     *
+     * @throws IdempotencyException 503 when the store cannot answer
+     */
+    public Optional<IdempotencyRecord> read(List<String> keys) {
         try {
-            return transactions.withoutTransaction(() -> store.find(op.scopeKey()));
+            return transactions.withoutTransaction(() -> findFirst(keys));
         } catch (StoreUnavailableException e) {
             throw unavailable(e);
         }
+    }
+
+    private Optional<IdempotencyRecord> findFirst(List<String> keys) {
+        for (String key : keys) {
+            Optional<IdempotencyRecord> found = store.find(key);
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -297,7 +318,9 @@ public final class IdempotencyProtocol {
         return a.isAfter(b) ? a : b;
     }
 
-    private Admission decide(Operation op, Optional<IdempotencyRecord> found, int round) {
+    private Admission decide(Operation requested, Optional<IdempotencyRecord> found, int round) {
+        // A record found under another accepted secret's key is the operation's: it is changed where it is.
+        Operation op = found.map(record -> requested.on(record.scopeKey())).orElse(requested);
         if (round > MAX_DECISION_ROUNDS) {
             throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
                     "the operation's record kept changing; retry").retryAfter(STORE_RETRY_AFTER));
@@ -338,7 +361,7 @@ public final class IdempotencyProtocol {
         QuotaCharge charge = new QuotaCharge(true, policy.maxInFlightPerPrincipal(), true, policy.maxKeysPerEndpoint());
         try {
             transactions.requiresNew(() -> {
-                store.insert(fresh, charge);
+                store.insert(fresh, charge, op.aliasKeys());
                 return null;
             });
         } catch (DuplicateRecordException duplicate) {
@@ -364,7 +387,7 @@ public final class IdempotencyProtocol {
 
     // A fresh read: under REPEATABLE READ the claim's snapshot would not see the winner's row.
     private Optional<IdempotencyRecord> reread(Operation op) {
-        return transactions.withoutTransaction(() -> store.find(op.scopeKey()));
+        return transactions.withoutTransaction(() -> findFirst(op.keys()));
     }
 
     // At a limit: the store makes room if records of the caller only look in use (a lease run out, expired).

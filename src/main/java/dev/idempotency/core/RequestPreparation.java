@@ -49,13 +49,15 @@ public final class RequestPreparation {
     private final KeyRules keyRules;
     private final CanonicalJson canonicalJson;
     private final Fingerprinter fingerprinter;
+    private final ScopeDigest scopeDigest;
     private final ScopeResolver scopeResolver;
 
     public RequestPreparation(KeyRules keyRules, CanonicalJson canonicalJson, Fingerprinter fingerprinter,
-                              ScopeResolver scopeResolver) {
+                              ScopeDigest scopeDigest, ScopeResolver scopeResolver) {
         this.keyRules = keyRules;
         this.canonicalJson = canonicalJson;
         this.fingerprinter = fingerprinter;
+        this.scopeDigest = scopeDigest;
         this.scopeResolver = scopeResolver;
     }
 
@@ -76,7 +78,7 @@ public final class RequestPreparation {
             return Optional.empty();
         }
         Scope scope = scope(request, policy.endpoint(), key);
-        return Optional.of(Operation.of(scope, fingerprint(request, policy, scope), policy, resolver));
+        return Optional.of(Operation.of(scopeDigest, scope, fingerprint(request, policy, scope), policy, resolver));
     }
 
     /** The scope of a key as the caller of this request owns it (another caller's key is another scope). */

@@ -92,6 +92,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ResponseSealer sealer;
     private final JsonRedactor redactor = new JsonRedactor();
     private RequestPreparation preparation;
+    private ScopeDigest scopeDigest;
     private Clock clock;
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
@@ -145,6 +146,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         canonicalJson = new JacksonCanonicalJson();
         fingerprinter = new Fingerprinter(settings.secret(), settings.previousSecrets(), canonicalJson);
+        scopeDigest = new ScopeDigest(settings.secret(), settings.previousSecrets());
         sealer = new ResponseSealer(settings.encryptionKeys(), settings.activeEncryptionKey(), new SecureRandom());
         TransactionManager tm = transactionManagers.isResolvable() ? transactionManagers.get()
                 : TransactionManagerLookup.fromJndi();
@@ -167,7 +169,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             databaseClock.refresh();
             clock = databaseClock;
         }
-        preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter,
+        preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
                         settings.tenantSource().value(), settings.anonymousAllowed())));
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
@@ -418,8 +420,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND, "no such endpoint"));
         }
         String key = keyRules().parse(rawKey);
-        String scopeKey = ScopeDigest.of(preparation.scope(request, endpoint, key));
-        return transactions.requiresNew(() -> store.find(scopeKey))
+        return protocol.read(scopeDigest.keys(preparation.scope(request, endpoint, key)))
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
     }
 

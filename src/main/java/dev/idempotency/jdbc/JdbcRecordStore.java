@@ -126,7 +126,7 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     @Override
-    public void insert(IdempotencyRecord record, QuotaCharge charge) {
+    public void insert(IdempotencyRecord record, QuotaCharge charge, List<String> aliasKeys) {
         run(c -> {
             if (dialect == Dialect.POSTGRESQL) {
                 try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
@@ -138,15 +138,53 @@ public final class JdbcRecordStore implements RecordStore {
                     }
                     refuseOverLimit(charge, counts[1] == 1, counts[2] == 1);
                 }
-                return null;
+            } else {
+                try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
+                    setRecord(ps, 1, record);
+                    ps.executeUpdate();
+                }
+                charge(c, record, charge);
             }
-            try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
-                setRecord(ps, 1, record);
-                ps.executeUpdate();
+            if (!aliasKeys.isEmpty()) {
+                lockCaller(c, record);
+                refuseIfAliasExists(c, aliasKeys);
             }
-            charge(c, record, charge);
             return null;
         });
+    }
+
+    // The caller's counter row of the endpoint, locked until commit (the key charge may have done so already);
+    // created at zero when no charge ever made it. Taken after the record, as every path takes them.
+    private void lockCaller(Connection c, IdempotencyRecord record) throws SQLException {
+        try (PreparedStatement touch = c.prepareStatement(sql.lockCounter)) {
+            setAll(touch, record.tenant(), record.principal(), record.endpoint());
+            if (touch.executeUpdate() == 1) {
+                return;
+            }
+            try (PreparedStatement create = c.prepareStatement(sql.createCounter)) {
+                setAll(create, record.tenant(), record.principal(), record.endpoint());
+                create.executeUpdate();
+            } catch (SQLException e) {
+                if (dialect.classify(e) != Dialect.Failure.DUPLICATE) {
+                    throw e;
+                }
+                touch.executeUpdate();
+            }
+        }
+    }
+
+    private void refuseIfAliasExists(Connection c, List<String> aliasKeys) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.aliasExists)) {
+            for (String alias : aliasKeys) {
+                ps.setString(1, alias);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        throw new DuplicateRecordException("the operation has a record under another accepted secret",
+                                null);
+                    }
+                }
+            }
+        }
     }
 
     @Override

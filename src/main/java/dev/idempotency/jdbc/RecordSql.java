@@ -50,6 +50,11 @@ final class RecordSql {
     final String setQuota;
     final String giveBackKeys;
 
+    // During a rotation of the secret: the claim's lock on its caller's counter row, and the look for its aliases.
+    final String lockCounter;
+    final String createCounter;
+    final String aliasExists;
+
     /** PostgreSQL only: claim, takeover and finish with their quota changes in one statement each. */
     final String claimInOneStatement;
     final String takeOverInOneStatement;
@@ -111,6 +116,14 @@ final class RecordSql {
         setQuota = "UPDATE " + quota + " SET used = ?, checked_at = ? WHERE tenant = ? AND principal = ? AND endpoint = ?";
         giveBackKeys = "UPDATE " + quota + " SET used = CASE WHEN used > ? THEN used - ? ELSE 0 END"
                 + " WHERE tenant = ? AND principal = ? AND endpoint = ?";
+
+        lockCounter = "UPDATE " + quota + " SET used = used WHERE tenant = ? AND principal = ? AND endpoint = ?";
+        createCounter = "INSERT INTO " + quota + " (tenant, principal, endpoint, used) VALUES (?, ?, ?, 0)";
+        // MariaDB's REPEATABLE READ would answer a plain SELECT from a snapshot taken before the lock was granted
+        // (the in-flight charge reads first); a locking read reads what is committed. PostgreSQL and H2 read
+        // committed data with every statement, and a plain read there does not wait for others' uncommitted rows.
+        aliasExists = "SELECT 1 FROM " + table + " WHERE scope_key = ?"
+                + (dialect == Dialect.MARIADB ? " LOCK IN SHARE MODE" : "");
 
         String upsert = " ON CONFLICT (tenant, principal, endpoint) DO UPDATE SET used = " + quota + ".used + 1 WHERE ";
         String chargeInFlight = upsert + quota + ".used - (SELECT COALESCE(SUM(r.released), 0) FROM " + released

@@ -18,10 +18,23 @@ public interface RecordStore {
      * Inserts a new PROCESSING record and charges it to its caller's limits, atomically. The unique primary
      * key decides between concurrent claims, whatever the protocol read before.
      *
-     * @throws DuplicateRecordException when a record with the same scope key exists
+     * <p>While the server's secret is being rotated, the same operation may already have a record under another
+     * key ({@code aliasKeys}: its scope digest under the other accepted secrets), and two nodes of different
+     * secrets may claim it at once under two keys that no unique index compares. Then, after its own insert,
+     * the claim takes a lock every claim of that caller and endpoint takes (its counter row) and looks for the
+     * aliases; the second of two such claims waits for the first to commit and finds its record. The look
+     * must read what is committed now (a current read), not an earlier snapshot (docs/adr/0008).
+     *
+     * @param aliasKeys the operation's keys under the other accepted secrets; empty outside a rotation
+     * @throws DuplicateRecordException when a record with the same scope key, or one of the alias keys, exists
      * @throws QuotaExceededException   when the charge would pass a limit (the transaction must roll back)
      */
-    void insert(IdempotencyRecord record, QuotaCharge charge);
+    void insert(IdempotencyRecord record, QuotaCharge charge, List<String> aliasKeys);
+
+    /** {@link #insert(IdempotencyRecord, QuotaCharge, List)} outside a rotation. */
+    default void insert(IdempotencyRecord record, QuotaCharge charge) {
+        insert(record, charge, List.of());
+    }
 
     /** {@link #insert(IdempotencyRecord, QuotaCharge)}, counted but never refused by a limit. */
     default void insert(IdempotencyRecord record) {

@@ -433,7 +433,7 @@ class IdempotencyProtocolTest {
         EndpointPolicy built = policy.build();
         RequestFacts facts = new RequestFacts("POST", "/api/payments", "application/json", "", "acme/" + principal,
                 body.getBytes(StandardCharsets.UTF_8));
-        return Operation.of(new Scope("acme", principal, built.endpoint(), key),
+        return Operation.of(StoreFixture.SCOPE_DIGEST, new Scope("acme", principal, built.endpoint(), key),
                 fingerprinter.fingerprint(facts, Set.of(), Map.of()), built, Optional.ofNullable(resolver));
     }
 

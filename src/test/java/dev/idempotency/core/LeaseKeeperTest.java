@@ -172,7 +172,7 @@ class LeaseKeeperTest {
         EndpointPolicy policy = PolicyBuilder.defaults().build();
         RequestFacts facts = new RequestFacts("POST", "/api/payments", "application/json", "", "acme/alice",
                 "{}".getBytes(StandardCharsets.UTF_8));
-        return Operation.of(new Scope("acme", "alice", policy.endpoint(), key),
+        return Operation.of(StoreFixture.SCOPE_DIGEST, new Scope("acme", "alice", policy.endpoint(), key),
                 fingerprinter.fingerprint(facts, Set.of(), Map.of()), policy, Optional.empty());
     }
 }

@@ -5,6 +5,7 @@ import dev.idempotency.KeySource;
 import dev.idempotency.ProblemType;
 import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.testing.PolicyBuilder;
+import dev.idempotency.testing.StoreFixture;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RequestPreparationTest {
     private final RequestPreparation preparation = new RequestPreparation(KeyRules.defaults(), new JacksonCanonicalJson(),
             new Fingerprinter("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8), List.of(),
-                    new JacksonCanonicalJson()), new DefaultScopeResolver(false, "acme", false));
+                    new JacksonCanonicalJson()), StoreFixture.SCOPE_DIGEST, new DefaultScopeResolver(false, "acme", false));
     private final EndpointPolicy header = PolicyBuilder.defaults().build();
 
     @Test

@@ -265,7 +265,7 @@ class SettlerTest {
         EndpointPolicy built = policy.build();
         RequestFacts facts = new RequestFacts("POST", "/api/payments", "application/json", "", "acme/alice",
                 "{}".getBytes(StandardCharsets.UTF_8));
-        return Operation.of(new Scope("acme", "alice", built.endpoint(), key),
+        return Operation.of(StoreFixture.SCOPE_DIGEST, new Scope("acme", "alice", built.endpoint(), key),
                 fingerprinter.fingerprint(facts, Set.of(), Map.of()), built, Optional.ofNullable(resolver));
     }
 

@@ -661,12 +661,15 @@ class IdempotentEndpointTest {
     }
 
     // Records are found by the key's scope digest, as the library computes it (tenant "", user alice).
+    private static final dev.idempotency.core.ScopeDigest SCOPE_DIGEST = new dev.idempotency.core.ScopeDigest(
+            EndpointFixture.SECRET.getBytes(StandardCharsets.UTF_8), java.util.List.of());
+
     private String recordOrNull(String key, String column) {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
                 "payments.versioned", "payments.large", "payments.downstream", "payments.declined",
                 "payments.expired", "payments.flagged", "payments.redacted", "payments.large-kept")) {
-            String scopeKey = dev.idempotency.core.ScopeDigest.of(new dev.idempotency.Scope("", "alice", endpoint, key));
+            String scopeKey = SCOPE_DIGEST.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {
                 Object v = rows.get(0).get("v");

@@ -38,12 +38,16 @@ public final class StoreFixture {
         return operation(key, PolicyBuilder.defaults().build());
     }
 
+    /** The scope digest of the tests that make operations without a server: keyed with a test secret. */
+    public static final dev.idempotency.core.ScopeDigest SCOPE_DIGEST = new dev.idempotency.core.ScopeDigest(
+            "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8), java.util.List.of());
+
     /** alice's (tenant acme) request with this key, body {@code {}}, under that policy. */
     public static dev.idempotency.core.Operation operation(String key, dev.idempotency.core.EndpointPolicy policy) {
         dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
                 "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 java.util.List.of(), new dev.idempotency.json.JacksonCanonicalJson());
-        return dev.idempotency.core.Operation.of(new dev.idempotency.Scope("acme", "alice", "payments.create", key),
+        return dev.idempotency.core.Operation.of(SCOPE_DIGEST, new dev.idempotency.Scope("acme", "alice", "payments.create", key),
                 fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
                         "acme/alice", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.util.Set.of(),
                         java.util.Map.of()),
