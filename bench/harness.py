@@ -362,6 +362,10 @@ def wrk(row, seconds, nonce, user=""):
     cmd = ["wrk", f"-t{min(THREADS, row.conns)}", f"-c{row.conns}", f"-d{seconds}s", "--timeout", "10s",
            "-s", os.path.join(BENCH, "wrk", "bench.lua"), f"http://{HTTP_HOST}:{HTTP_PORT}"]
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if os.environ.get("BENCH_STATUSES") == "1":
+        # The diagnosis of bench.lua: what the non-2xx answers were (status and body), at most 20 of them.
+        for line in [l for l in done.stdout.splitlines() if not l.startswith("BENCH-RESULT ")][:20]:
+            log(f"{row.id}: {line}")
     for line in done.stdout.splitlines():
         if line.startswith("BENCH-RESULT "):
             return json.loads(line[len("BENCH-RESULT "):])

@@ -7,6 +7,8 @@
 --   BENCH_USERS  callers u0 .. u<n-1> the requests are spread over (X-Bench-User)
 --   BENCH_USER   one caller for every request instead
 --   BENCH_NONCE  makes the keys unique per run, row and repetition
+--   BENCH_STATUSES=1  a diagnosis, not for measured runs (a Lua call per response): done() also prints
+--                the status and the first body of every non-2xx answer ("BENCH-NON2XX ...")
 -- done() prints one line "BENCH-RESULT {json}" with the counts and latency percentiles (microseconds).
 local method = os.getenv("BENCH_METHOD") or "GET"
 local path = os.getenv("BENCH_PATH") or "/"
@@ -20,9 +22,20 @@ local nonce = os.getenv("BENCH_NONCE") or tostring(os.time())
 local replay_keys = tonumber(os.getenv("BENCH_REPLAY_KEYS") or "100")
 
 local threads = 0
+local all_threads = {}
 function setup(thread)
   threads = threads + 1
   thread:set("thread_id", threads)
+  table.insert(all_threads, thread)
+end
+
+if os.getenv("BENCH_STATUSES") == "1" then
+  non2xx = ""
+  function response(status, headers, body)
+    if status < 200 or status > 299 then
+      non2xx = non2xx .. status .. " " .. string.sub(body or "", 1, 300) .. "\n"
+    end
+  end
 end
 
 local counter = 0
@@ -48,6 +61,12 @@ function request()
 end
 
 function done(summary, latency, requests)
+  for _, thread in ipairs(all_threads) do
+    local seen = thread:get("non2xx")
+    if seen and seen ~= "" then
+      io.write("BENCH-NON2XX " .. seen)
+    end
+  end
   local e = summary.errors
   io.write(string.format('BENCH-RESULT {"requests":%d,"duration_us":%d,"bytes":%d,"non2xx":%d,"connect":%d,'
       .. '"read":%d,"write":%d,"timeout":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f}\n',

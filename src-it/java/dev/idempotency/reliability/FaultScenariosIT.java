@@ -289,6 +289,68 @@ class FaultScenariosIT {
     }
 
     @Test
+    void changingTheFingerprintRulesByRollingRestartsUnderLoadTurnsNoRetryInto422() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        // Keys first sent under the old rules, during the change, and under the new ones; every one retried
+        // throughout, so that retries cross from nodes of one set of rules to nodes of the other.
+        List<Operations.Operation> ops = Operations.create(run(), scale.keys / 2);
+        int third = ops.size() / 3;
+        List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
+        // The new rules also leave currency out: the same body fingerprints differently under them.
+        String oldIgnored = "traceId";
+        String newIgnored = "traceId,currency";
+        java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        up.add(a.base());
+        up.add(b.base());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        long start = System.nanoTime();
+        Thread load = client.steady(up, sent, 8, 40, running);
+        try {
+            // Step 1, node by node: the new rules accepted, the old ones still used.
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, Map.of("idempotency.fingerprint.previous.ignore-fields", newIgnored));
+            }
+            sent.addAll(ops.subList(third, 2 * third));
+            // Step 2, node by node: the new rules used, the old ones still accepted.
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, Map.of("idempotency.fingerprint.ignore-fields", newIgnored,
+                        "idempotency.fingerprint.previous.ignore-fields", oldIgnored));
+            }
+            sent.addAll(ops.subList(2 * third, ops.size()));
+            LoadClient.sleep(2000);
+        } finally {
+            running.set(false);
+            load.join();
+        }
+        for (Operations.Operation op : ops) {
+            client.settle(a.base(), op);
+            client.settle(b.base(), op);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        int oldRules = 0;
+        for (Operations.Operation op : ops) {
+            String hash = Checker.text("SELECT request_hash FROM idempotency_record WHERE scope_key = ?", op.scopeKey());
+            oldRules += hash != null && hash.endsWith(":" + rulesId(oldIgnored)) ? 1 : 0;
+        }
+        Report.write("16. A change of the fingerprint rules under load", ops.size() + " keys, 8 clients on the nodes in"
+                        + " service, " + history.ops().size() + " requests; records made under the old rules: " + oldRules,
+                "rolling restarts of A and B changing fingerprint.ignore-fields from traceId to traceId,currency: step 1"
+                        + " accepts the new rules, step 2 uses them (old ones still accepted)",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        assertThat(history.statusMix()).as("no retry called a misuse: every send carried its key's own body")
+                .doesNotContainKey("422");
+        assertThat(oldRules).as("records made under the old rules, replayed under the new").isGreaterThanOrEqualTo(third);
+    }
+
+    private static String rulesId(String ignored) {
+        return new dev.idempotency.core.FingerprintRules(java.util.Set.of(ignored.split(",")), Map.of(), true,
+                dev.idempotency.core.ApiVersionSource.NONE).id();
+    }
+
+    @Test
     void aPayoutWhoseAnswerWasLostIsResolvedByAskingTheAcquirerNeverPaidTwice() throws Exception {
         String key = "payout-" + run();
         String body = "{\"beneficiary\":\"DE89 3704 0044 0532 0130 00\",\"amount\":12.50,\"currency\":\"EUR\"}";

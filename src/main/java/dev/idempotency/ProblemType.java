@@ -13,6 +13,7 @@ public enum ProblemType {
     PRINCIPAL_REQUIRED("principal-required", 401, "Authentication required"),
     REQUEST_IN_FLIGHT("request-in-flight", 409, "Request with this key is in progress"),
     FINGERPRINT_MISMATCH("fingerprint-mismatch", 422, "Idempotency key reused with a different request"),
+    FINGERPRINT_RULES_UNKNOWN("fingerprint-rules-unknown", 409, "Request fingerprinted under rules not accepted here"),
     TOO_MANY_IN_FLIGHT("too-many-in-flight", 429, "Too many operations in progress"),
     TOO_MANY_KEYS("too-many-keys", 429, "Too many idempotency keys retained"),
     SUPERSEDED("superseded", 409, "Execution superseded by a newer attempt"),

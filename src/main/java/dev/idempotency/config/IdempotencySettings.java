@@ -6,6 +6,7 @@ import dev.idempotency.InFlightPolicy;
 import dev.idempotency.KeySource;
 import dev.idempotency.ResponseStorage;
 import dev.idempotency.core.ApiVersionSource;
+import dev.idempotency.core.FingerprintRules;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.Redaction;
@@ -14,6 +15,7 @@ import dev.idempotency.json.JsonRedactor;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -261,12 +263,11 @@ public final class IdempotencySettings {
     }
 
     /** The API version source of an endpoint: {@code header:<name>}, {@code path-segment:<n>} or none. */
-    private ApiVersionSource apiVersionSource(String endpoint) {
-        String value = endpointRaw(Setting.API_VERSION, endpoint, null);
+    private ApiVersionSource apiVersionSource(Setting setting, String endpoint, String value) {
         try {
             return ApiVersionSource.parse(value);
         } catch (IllegalArgumentException e) {
-            throw invalid(keyOf(Setting.API_VERSION, endpoint), value, e.getMessage());
+            throw invalid(keyOf(setting, endpoint), value, e.getMessage());
         }
     }
 
@@ -301,22 +302,15 @@ public final class IdempotencySettings {
         if (!mismatch.equals("422") && !mismatch.equals("409")) {
             throw invalid(keyOf(Setting.MISMATCH_STATUS, endpoint), mismatch, "must be 422 or 409");
         }
-        Set<String> ignored = new LinkedHashSet<>(splitList(endpointRaw(Setting.FINGERPRINT_IGNORE, endpoint, null)));
-        Map<String, String> defaults = fieldDefaults(endpoint);
-        try {
-            JacksonCanonicalJson.validateIgnored(ignored);
-        } catch (IllegalArgumentException e) {
-            throw invalid(keyOf(Setting.FINGERPRINT_IGNORE, endpoint), String.join(",", ignored), e.getMessage());
-        }
-        try {
-            JacksonCanonicalJson.validateDefaults(defaults);
-        } catch (IllegalArgumentException e) {
-            throw invalid(keyOf(Setting.FINGERPRINT_DEFAULTS, endpoint), "(see message)", e.getMessage());
-        }
-        String query = endpointRaw(Setting.FINGERPRINT_QUERY, endpoint, null);
-        if (!query.equals("include") && !query.equals("ignore")) {
-            throw invalid(keyOf(Setting.FINGERPRINT_QUERY, endpoint), query, "must be include or ignore");
-        }
+        FingerprintRules rules = new FingerprintRules(ignoredFields(Setting.FINGERPRINT_IGNORE, endpoint,
+                endpointRaw(Setting.FINGERPRINT_IGNORE, endpoint, null)), fieldDefaults(Setting.FINGERPRINT_DEFAULTS,
+                endpoint, endpointRaw(Setting.FINGERPRINT_DEFAULTS, endpoint, null)), queryIncluded(
+                Setting.FINGERPRINT_QUERY, endpoint, endpointRaw(Setting.FINGERPRINT_QUERY, endpoint, null)),
+                apiVersionSource(Setting.API_VERSION, endpoint, endpointRaw(Setting.API_VERSION, endpoint, null)));
+        Optional<FingerprintRules> previousRules = previousRules(endpoint, rules);
+        Optional<Instant> previousUntil = configured(Setting.FINGERPRINT_PREVIOUS_UNTIL, endpoint)
+                .filter(value -> !value.isBlank()).map(value -> instant(keyOf(Setting.FINGERPRINT_PREVIOUS_UNTIL,
+                        endpoint), value));
         List<String> redacted = splitList(endpointRaw(Setting.REDACT_FIELDS, endpoint, null));
         try {
             JsonRedactor.validate(redacted);
@@ -343,25 +337,78 @@ public final class IdempotencySettings {
         return new EndpointPolicy(endpoint, annotation.keySource(), keyName, annotation.keyRequired(), retention, lease,
                 inFlight, wait, storage, annotation.replayWith(), Arrays.asList(annotation.finalOn()),
                 Arrays.asList(annotation.retryOn()), annotation.externalSideEffects(), Integer.parseInt(mismatch),
-                ignored, defaults, nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
+                rules.ignoredFields(), rules.defaults(), nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
-                replayed, retryAfterMax, apiVersionSource(endpoint), endpointRaw(Setting.STATUS_PATH, endpoint, null),
-                query.equals("include"), redaction, oversize.equals("fail"));
+                replayed, retryAfterMax, rules.apiVersion(), endpointRaw(Setting.STATUS_PATH, endpoint, null),
+                rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil);
     }
 
-    private Map<String, String> fieldDefaults(String endpoint) {
+    // The rules accepted besides the current ones: each previous.* setting configured, the current value otherwise.
+    private Optional<FingerprintRules> previousRules(String endpoint, FingerprintRules current) {
+        Optional<String> ignore = configured(Setting.FINGERPRINT_PREVIOUS_IGNORE, endpoint);
+        Optional<String> defaults = configured(Setting.FINGERPRINT_PREVIOUS_DEFAULTS, endpoint);
+        Optional<String> query = configured(Setting.FINGERPRINT_PREVIOUS_QUERY, endpoint);
+        Optional<String> apiVersion = configured(Setting.FINGERPRINT_PREVIOUS_API_VERSION, endpoint);
+        if (ignore.isEmpty() && defaults.isEmpty() && query.isEmpty() && apiVersion.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new FingerprintRules(
+                ignore.map(v -> ignoredFields(Setting.FINGERPRINT_PREVIOUS_IGNORE, endpoint, v))
+                        .orElse(current.ignoredFields()),
+                defaults.map(v -> fieldDefaults(Setting.FINGERPRINT_PREVIOUS_DEFAULTS, endpoint, v))
+                        .orElse(current.defaults()),
+                query.map(v -> queryIncluded(Setting.FINGERPRINT_PREVIOUS_QUERY, endpoint, v)).orElse(current.query()),
+                apiVersion.map(v -> apiVersionSource(Setting.FINGERPRINT_PREVIOUS_API_VERSION, endpoint, v))
+                        .orElse(current.apiVersion())));
+    }
+
+    // A setting configured for the endpoint or globally, without falling back to its default.
+    private Optional<String> configured(Setting setting, String endpoint) {
+        return source.get(setting.key(endpoint)).or(() -> source.get(setting.key()));
+    }
+
+    private Set<String> ignoredFields(Setting setting, String endpoint, String raw) {
+        Set<String> ignored = new LinkedHashSet<>(splitList(raw));
+        try {
+            JacksonCanonicalJson.validateIgnored(ignored);
+        } catch (IllegalArgumentException e) {
+            throw invalid(keyOf(setting, endpoint), String.join(",", ignored), e.getMessage());
+        }
+        return ignored;
+    }
+
+    private boolean queryIncluded(Setting setting, String endpoint, String value) {
+        if (!value.equals("include") && !value.equals("ignore")) {
+            throw invalid(keyOf(setting, endpoint), value, "must be include or ignore");
+        }
+        return value.equals("include");
+    }
+
+    private Instant instant(String key, String value) {
+        try {
+            return Instant.parse(value.trim());
+        } catch (java.time.format.DateTimeParseException e) {
+            throw invalid(key, value, "must be an ISO-8601 instant such as 2026-12-31T23:00:00Z");
+        }
+    }
+
+    private Map<String, String> fieldDefaults(Setting setting, String endpoint, String raw) {
         Map<String, String> defaults = new LinkedHashMap<>();
-        String raw = endpointRaw(Setting.FINGERPRINT_DEFAULTS, endpoint, null);
         for (String entry : raw.split(";")) {
             if (entry.isBlank()) {
                 continue;
             }
             int eq = entry.indexOf('=');
             if (eq <= 0) {
-                throw invalid(keyOf(Setting.FINGERPRINT_DEFAULTS, endpoint), raw, "entries must be path=<json>");
+                throw invalid(keyOf(setting, endpoint), raw, "entries must be path=<json>");
             }
             defaults.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+        }
+        try {
+            JacksonCanonicalJson.validateDefaults(defaults);
+        } catch (IllegalArgumentException e) {
+            throw invalid(keyOf(setting, endpoint), "(see message)", e.getMessage());
         }
         return defaults;
     }

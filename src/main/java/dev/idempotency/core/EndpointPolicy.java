@@ -5,9 +5,11 @@ import dev.idempotency.KeySource;
 import dev.idempotency.ResponseStorage;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -41,6 +43,9 @@ import java.util.Set;
  * @param redaction               the response fields never stored
  * @param failOversize            whether a response over {@code maxResponseBytes} fails the operation (500,
  *                                rolled back) instead of being kept without its body
+ * @param previousRules           fingerprint rules accepted besides {@link #rules()}: those before a change of
+ *                                them, or those after it during its first rolling step
+ * @param previousRulesUntil      when {@code previousRules} stop being accepted; empty: while configured
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -50,12 +55,15 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              Map<String, String> fieldDefaults, int maxInFlightPerPrincipal, int maxKeysPerEndpoint,
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
-                             Redaction redaction, boolean failOversize) {
+                             Redaction redaction, boolean failOversize, Optional<FingerprintRules> previousRules,
+                             Optional<Instant> previousRulesUntil) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");
         Objects.requireNonNull(statusPath, "statusPath");
         Objects.requireNonNull(redaction, "redaction");
+        Objects.requireNonNull(previousRules, "previousRules");
+        Objects.requireNonNull(previousRulesUntil, "previousRulesUntil");
         if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
             throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
         }
@@ -70,6 +78,17 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
         ignoredFields = Set.copyOf(ignoredFields);
         fieldDefaults = Map.copyOf(fieldDefaults);
         replayedHeaders = List.copyOf(replayedHeaders);
+    }
+
+    /** The rules the endpoint's fingerprints are made under now. */
+    public FingerprintRules rules() {
+        return new FingerprintRules(ignoredFields, fieldDefaults, queryInFingerprint, apiVersion);
+    }
+
+    /** The other rules a stored fingerprint may name and still be compared under, at {@code now}. */
+    public Optional<FingerprintRules> acceptedRules(Instant now) {
+        return previousRules.filter(rules -> previousRulesUntil.map(now::isBefore).orElse(true))
+                .filter(rules -> !rules.id().equals(rules().id()));
     }
 
     /** How a thrown exception counts, by the configured types; empty when neither list names it. */

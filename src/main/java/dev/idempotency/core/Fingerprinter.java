@@ -6,18 +6,23 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The request fingerprint: HMAC-SHA-256 with a server secret over method, path, media type, API version,
  * principal, the canonical body and the canonical query (when there is one), each length-prefixed; the query
- * comes last, after the length-prefixed body, so that a request without one keeps the value it always had. Stored as {@code v1:<64 hex>}; the version
- * names the canonicalization, so that a change of rules never makes old and new instances disagree
- * silently. A server secret (not a bare hash) keeps low-entropy bodies from being guessed offline from a
- * leaked table. After a rotation, a fingerprint made with a previous secret still matches.
+ * comes last, after the length-prefixed body, so that a request without one keeps the value it always had.
+ * Stored as {@code v1:<64 hex>:<rules id>}: the version names the field layout, the rules id the endpoint's
+ * {@link FingerprintRules} (ignored fields, defaults, query, API version) it was made under, so that a change
+ * of rules never makes old and new instances disagree silently: a retry is compared under the stored rules
+ * while the endpoint accepts them, and is neither the same nor another request under rules it does not know.
+ * A server secret (not a bare hash) keeps low-entropy bodies from being guessed offline from a leaked table.
+ * After a rotation, a fingerprint made with a previous secret still matches.
  */
 public final class Fingerprinter {
     /** The version of the canonicalization and the field layout below. */
@@ -44,15 +49,47 @@ public final class Fingerprinter {
     }
 
     /**
-     * Fingerprints a request.
+     * Fingerprints a request under one set of rules, with none other accepted.
      *
      * @throws CanonicalJson.MalformedBodyException when a JSON body does not parse
      */
     public RequestFingerprint fingerprint(RequestFacts facts, Set<String> ignoredFields, Map<String, String> defaults) {
-        byte[] body = facts.isJson() && facts.body().length > 0
-                ? canonicalJson.canonicalize(facts.body(), ignoredFields, defaults)
+        return fingerprint(facts, new FingerprintRules(ignoredFields, defaults, true, ApiVersionSource.NONE), Map.of());
+    }
+
+    /**
+     * Fingerprints a request under its endpoint's rules, able to recognise a fingerprint made under other rules
+     * the endpoint still accepts (before or during a change of them): for each, the request as read under those
+     * rules, computed only when a stored fingerprint names them.
+     *
+     * @param facts    the request as read under {@code rules} (API version, query)
+     * @param accepted other rules, each with the request as read under them
+     * @throws CanonicalJson.MalformedBodyException when a JSON body does not parse
+     */
+    public RequestFingerprint fingerprint(RequestFacts facts, FingerprintRules rules,
+                                          Map<FingerprintRules, Supplier<RequestFacts>> accepted) {
+        Map<String, Supplier<RequestFingerprint>> others = new HashMap<>();
+        accepted.forEach((other, read) -> others.put(other.id(), () -> fingerprint(read.get(), other, Map.of())));
+        return new RequestFingerprint(facts, canonicalBody(facts, rules), rules.id(), others);
+    }
+
+    private byte[] canonicalBody(RequestFacts facts, FingerprintRules rules) {
+        return facts.isJson() && facts.body().length > 0
+                ? canonicalJson.canonicalize(facts.body(), rules.ignoredFields(), rules.defaults())
                 : facts.body();
-        return new RequestFingerprint(facts, body);
+    }
+
+    /** How a stored fingerprint compares with a request's. */
+    public enum Match {
+        /** The same request (under the current or an accepted secret, and the rules the stored one names). */
+        SAME,
+        /** Another request. */
+        DIFFERENT,
+        /**
+         * Made under rules this endpoint does not accept (a node with changed rules made it, and this node was
+         * not told about them): neither the same nor another request can be told.
+         */
+        RULES_UNKNOWN
     }
 
     /** A request's fingerprint under the current secret, able to recognise those made under earlier ones. */
@@ -60,28 +97,61 @@ public final class Fingerprinter {
         private final RequestFacts facts;
         private final byte[] canonicalBody;
         private final String current;
+        private final String rulesId;
+        private final Map<String, Supplier<RequestFingerprint>> accepted;
 
-        private RequestFingerprint(RequestFacts facts, byte[] canonicalBody) {
+        private RequestFingerprint(RequestFacts facts, byte[] canonicalBody, String rulesId,
+                                   Map<String, Supplier<RequestFingerprint>> accepted) {
             this.facts = facts;
             this.canonicalBody = canonicalBody;
             this.current = compute(keyedMacs.get(0));
+            this.rulesId = rulesId;
+            this.accepted = accepted;
         }
 
-        /** The value to store: {@code v1:<hex>} under the current secret. */
+        /** The fingerprint, {@code v1:<hex>} under the current secret. */
         public String value() {
             return current;
         }
 
-        /** Whether a stored fingerprint is this request's, under the current or a previous secret. */
+        /** The value to store: the fingerprint and the rules it was made under, {@code v1:<hex>:<rules id>}. */
+        public String stored() {
+            return current + ":" + rulesId;
+        }
+
+        /** Whether a stored fingerprint is this request's ({@link #match} is {@link Match#SAME}). */
         public boolean matches(String stored) {
-            if (constantTimeEquals(current, stored)) {
+            return match(stored) == Match.SAME;
+        }
+
+        /**
+         * Compares a stored fingerprint with this request's: under the rules it names (this endpoint's, or other
+         * rules it still accepts; one stored without a name was made under the current rules, as before rules
+         * were named) and under the current or a previous secret.
+         */
+        public Match match(String stored) {
+            if (stored == null || !stored.startsWith(VERSION + ":")) {
+                return Match.DIFFERENT;
+            }
+            int named = stored.indexOf(':', VERSION.length() + 1);
+            String fingerprint = named < 0 ? stored : stored.substring(0, named);
+            String rules = named < 0 ? rulesId : stored.substring(named + 1);
+            if (rules.equals(rulesId)) {
+                return sameUnderAnySecret(fingerprint) ? Match.SAME : Match.DIFFERENT;
+            }
+            Supplier<RequestFingerprint> other = accepted.get(rules);
+            if (other == null) {
+                return Match.RULES_UNKNOWN;
+            }
+            return other.get().sameUnderAnySecret(fingerprint) ? Match.SAME : Match.DIFFERENT;
+        }
+
+        private boolean sameUnderAnySecret(String fingerprint) {
+            if (constantTimeEquals(current, fingerprint)) {
                 return true;
             }
-            if (stored == null || !stored.startsWith(VERSION + ":")) {
-                return false;
-            }
             for (int i = 1; i < keyedMacs.size(); i++) {
-                if (constantTimeEquals(compute(keyedMacs.get(i)), stored)) {
+                if (constantTimeEquals(compute(keyedMacs.get(i)), fingerprint)) {
                     return true;
                 }
             }

@@ -338,7 +338,15 @@ public final class IdempotencyProtocol {
                     op.policy().maxInFlightPerPrincipal(), false, 0);
             return takeOver(op, existing, fresh, round, charge);
         }
-        if (!op.fingerprint().matches(existing.requestHash())) {
+        Fingerprinter.Match match = op.fingerprint().match(existing.requestHash());
+        if (match == Fingerprinter.Match.RULES_UNKNOWN) {
+            // Another node changed the endpoint's fingerprint rules and this one was not told (step 1 of the
+            // change skipped): a 422 would call a retry a misuse; another node, or this one later, can tell.
+            throw new IdempotencyException(Problem.of(ProblemType.FINGERPRINT_RULES_UNKNOWN,
+                    "this key's request was fingerprinted under rules this server does not accept (a change of"
+                            + " fingerprint rules is being rolled out); retry later").retryAfter(op.policy().retryAfterMax()));
+        }
+        if (match == Fingerprinter.Match.DIFFERENT) {
             events.publish(new IdempotencyEvent.Mismatched(op.policy().endpoint(), op.scopeKey()));
             throw new IdempotencyException(Problem.of(ProblemType.FINGERPRINT_MISMATCH,
                     "this idempotency key was used for a different request; use a new key for a new request")
@@ -518,7 +526,7 @@ public final class IdempotencyProtocol {
     private IdempotencyRecord processing(Operation op, String token, int attempt, Instant createdAt, Instant now) {
         EndpointPolicy policy = op.policy();
         return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), policy.endpoint(),
-                op.fingerprint().value(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token,
+                op.fingerprint().stored(), RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token,
                 Optional.of(now.plus(policy.lease())), attempt, createdAt, now,
                 now.plus(policy.lease()).plus(policy.retention()));
     }

@@ -9,8 +9,11 @@ import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.ScopeRequest;
 import dev.idempotency.spi.ScopeResolver;
 
+import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The first step of the request path, in plain Java: from what an adapter captured of a request to the
@@ -51,14 +54,16 @@ public final class RequestPreparation {
     private final Fingerprinter fingerprinter;
     private final ScopeDigest scopeDigest;
     private final ScopeResolver scopeResolver;
+    private final Clock clock;
 
     public RequestPreparation(KeyRules keyRules, CanonicalJson canonicalJson, Fingerprinter fingerprinter,
-                              ScopeDigest scopeDigest, ScopeResolver scopeResolver) {
+                              ScopeDigest scopeDigest, ScopeResolver scopeResolver, Clock clock) {
         this.keyRules = keyRules;
         this.canonicalJson = canonicalJson;
         this.fingerprinter = fingerprinter;
         this.scopeDigest = scopeDigest;
         this.scopeResolver = scopeResolver;
+        this.clock = clock;
     }
 
     /**
@@ -122,15 +127,24 @@ public final class RequestPreparation {
         }
     }
 
+    // Under the endpoint's rules, and able to compare under the other rules it still accepts (read lazily: only
+    // a stored fingerprint that names them needs the request as those rules read it).
     private Fingerprinter.RequestFingerprint fingerprint(Incoming request, EndpointPolicy policy, Scope scope) {
-        RequestFacts facts = new RequestFacts(request.method(), request.path(), request.contentType(),
-                policy.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
-                request.body(), policy.queryInFingerprint() ? QueryString.canonical(request.query()) : "");
+        FingerprintRules rules = policy.rules();
+        Map<FingerprintRules, Supplier<RequestFacts>> accepted = policy.acceptedRules(clock.instant())
+                .map(other -> Map.<FingerprintRules, Supplier<RequestFacts>>of(other, () -> facts(request, other, scope)))
+                .orElse(Map.of());
         try {
-            return fingerprinter.fingerprint(facts, policy.ignoredFields(), policy.fieldDefaults());
+            return fingerprinter.fingerprint(facts(request, rules, scope), rules, accepted);
         } catch (CanonicalJson.MalformedBodyException e) {
             throw malformed(e);
         }
+    }
+
+    private static RequestFacts facts(Incoming request, FingerprintRules rules, Scope scope) {
+        return new RequestFacts(request.method(), request.path(), request.contentType(),
+                rules.apiVersion().read(request::header, request.path()), scope.tenant() + "/" + scope.principal(),
+                request.body(), rules.query() ? QueryString.canonical(request.query()) : "");
     }
 
     private static IdempotencyException malformed(CanonicalJson.MalformedBodyException e) {

@@ -171,7 +171,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
         preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
-                        settings.tenantSource().value(), settings.anonymousAllowed())));
+                        settings.tenantSource().value(), settings.anonymousAllowed())), clock);
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);

@@ -123,6 +123,32 @@ class IdempotencySettingsTest {
         assertThat(s.previousSecrets()).hasSize(1);
     }
 
+    @Test
+    void previousFingerprintRulesAreTheCurrentOnesChangedByEachPreviousSettingConfigured() {
+        EndpointPolicy none = settings(Map.of("idempotency.fingerprint.ignore-fields", "traceId"))
+                .policyFor("payments", annotation("defaults"));
+        assertThat(none.previousRules()).isEmpty();
+        assertThat(none.acceptedRules(java.time.Instant.now())).isEmpty();
+
+        EndpointPolicy changed = settings(Map.of("idempotency.fingerprint.ignore-fields", "traceId,clientRef",
+                "idempotency.fingerprint.defaults", "currency=\"EUR\"",
+                "idempotency.endpoints.payments.fingerprint.previous.ignore-fields", "traceId",
+                "idempotency.fingerprint.previous.until", "2030-01-01T00:00:00Z"))
+                .policyFor("payments", annotation("defaults"));
+        dev.idempotency.core.FingerprintRules previous = changed.previousRules().orElseThrow();
+        assertThat(previous.ignoredFields()).containsExactly("traceId");
+        assertThat(previous.defaults()).as("not configured: as now").containsEntry("currency", "\"EUR\"");
+        assertThat(previous.query()).isTrue();
+        assertThat(changed.previousRulesUntil()).contains(java.time.Instant.parse("2030-01-01T00:00:00Z"));
+        assertThat(changed.acceptedRules(java.time.Instant.parse("2029-12-31T23:59:59Z"))).contains(previous);
+        assertThat(changed.acceptedRules(java.time.Instant.parse("2030-01-01T00:00:00Z"))).isEmpty();
+
+        assertInvalid(Map.of("idempotency.fingerprint.previous.until", "tomorrow"), "idempotency.fingerprint.previous.until");
+        assertInvalid(Map.of("idempotency.fingerprint.previous.query", "sometimes"), "idempotency.fingerprint.previous.query");
+        assertInvalid(Map.of("idempotency.fingerprint.previous.api-version", "cookie:v"),
+                "idempotency.fingerprint.previous.api-version");
+    }
+
     private static void assertInvalid(Map<String, String> config, String key) {
         assertThatThrownBy(() -> settings(config).policyFor("payments", annotation("defaults")))
                 .isInstanceOf(IdempotencyDefinitionException.class).hasMessageContaining(key);

@@ -130,6 +130,27 @@ class FingerprinterTest {
     }
 
     @Test
+    void aStoredFingerprintNamesItsRulesAndIsComparedUnderThem() {
+        FingerprintRules before = new FingerprintRules(Set.of(), Map.of(), true, ApiVersionSource.NONE);
+        FingerprintRules after = new FingerprintRules(Set.of("note"), Map.of(), true, ApiVersionSource.NONE);
+        RequestFacts request = post("{\"a\":1,\"note\":\"x\"}");
+        String stored = fingerprinter.fingerprint(request, before, Map.of()).stored();
+        assertThat(stored).isEqualTo(fingerprinter.fingerprint(request, before, Map.of()).value() + ":" + before.id());
+
+        Fingerprinter.RequestFingerprint alone = fingerprinter.fingerprint(request, after, Map.of());
+        assertThat(alone.match(stored)).isEqualTo(Fingerprinter.Match.RULES_UNKNOWN);
+        Fingerprinter.RequestFingerprint accepting = fingerprinter.fingerprint(request, after, Map.of(before, () -> request));
+        assertThat(accepting.match(stored)).isEqualTo(Fingerprinter.Match.SAME);
+        RequestFacts other = post("{\"a\":2,\"note\":\"x\"}");
+        assertThat(fingerprinter.fingerprint(other, after, Map.of(before, () -> other)).match(stored))
+                .isEqualTo(Fingerprinter.Match.DIFFERENT);
+        // A value stored before rules were named was made under the rules then in force: compared under the current.
+        assertThat(fingerprinter.fingerprint(request, before, Map.of()).match(alone.value()))
+                .isEqualTo(Fingerprinter.Match.DIFFERENT);
+        assertThat(alone.match(alone.value())).isEqualTo(Fingerprinter.Match.SAME);
+    }
+
+    @Test
     void anotherVersionPrefixNeverMatches() {
         String value = fp(post("{}")).value();
         assertThat(fp(post("{}")).matches("v0:" + value.substring(3))).isFalse();

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RequestPreparationTest {
     private final RequestPreparation preparation = new RequestPreparation(KeyRules.defaults(), new JacksonCanonicalJson(),
             new Fingerprinter("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8), List.of(),
-                    new JacksonCanonicalJson()), StoreFixture.SCOPE_DIGEST, new DefaultScopeResolver(false, "acme", false));
+                    new JacksonCanonicalJson()), StoreFixture.SCOPE_DIGEST, new DefaultScopeResolver(false, "acme", false),
+            java.time.Clock.systemUTC());
     private final EndpointPolicy header = PolicyBuilder.defaults().build();
 
     @Test
@@ -86,7 +87,8 @@ class RequestPreparationTest {
                 p.inFlightWait(), p.storage(), p.replayWith(), p.finalOn(), p.retryOn(), p.externalSideEffects(),
                 p.mismatchStatus(), p.ignoredFields(), p.fieldDefaults(), p.maxInFlightPerPrincipal(),
                 p.maxKeysPerEndpoint(), p.maxResponseBytes(), p.replayedHeaders(), p.retryAfterMax(), p.apiVersion(),
-                p.statusPath(), p.queryInFingerprint(), p.redaction(), p.failOversize());
+                p.statusPath(), p.queryInFingerprint(), p.redaction(), p.failOversize(), p.previousRules(),
+                p.previousRulesUntil());
     }
 
     private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body) {

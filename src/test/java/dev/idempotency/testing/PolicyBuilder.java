@@ -24,6 +24,10 @@ public final class PolicyBuilder {
     public int maxKeys = 10_000;
     public Duration retryAfterMax = Duration.ofSeconds(5);
     public boolean queryInFingerprint = true;
+    public Set<String> ignoredFields = Set.of("traceId");
+    public Map<String, String> fieldDefaults = Map.of();
+    public java.util.Optional<dev.idempotency.core.FingerprintRules> previousRules = java.util.Optional.empty();
+    public java.util.Optional<java.time.Instant> previousRulesUntil = java.util.Optional.empty();
 
     public static PolicyBuilder defaults() {
         return new PolicyBuilder();
@@ -37,8 +41,8 @@ public final class PolicyBuilder {
     public EndpointPolicy build() {
         return new EndpointPolicy(endpoint, KeySource.HEADER, "Idempotency-Key", true, retention, lease, inFlight,
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
-                Set.of("traceId"), Map.of(), maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
+                ignoredFields, fieldDefaults, maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
-                dev.idempotency.core.Redaction.NONE, false);
+                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil);
     }
 }
