@@ -93,25 +93,10 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
         long start = System.nanoTime();
-        a.inject("after-claim", """
-                RULE park a payment between its claim's commit and its business transaction
-                CLASS dev.idempotency.cdi.IdempotentInterceptor
-                METHOD execute
-                AT ENTRY
-                IF $3.operation().policy().endpoint().equals("payments.create")
-                DO waitFor("idempotency-fault-test", 120000)
-                ENDRULE
-                """);
-        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
-        awaitRecords(ops, "PROCESSING");
-        for (Operations.Operation op : ops) {
-            assertThat(payments(op)).as("parked before the business transaction").isZero();
-        }
+        List<CompletableFuture<LoadClient.Answer>> inFlight = parkAfterTheirClaimsOnA(client, ops);
         a.crash();
         try {
-            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
-                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
-            }
+            assertUnanswered(inFlight);
         } finally {
             a.boot();
         }
@@ -137,22 +122,10 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
         long start = System.nanoTime();
-        a.inject("after-claim", """
-                RULE park a payment between its claim's commit and its business transaction
-                CLASS dev.idempotency.cdi.IdempotentInterceptor
-                METHOD execute
-                AT ENTRY
-                IF $3.operation().policy().endpoint().equals("payments.create")
-                DO waitFor("idempotency-fault-test", 120000)
-                ENDRULE
-                """);
-        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
-        awaitRecords(ops, "PROCESSING");
+        List<CompletableFuture<LoadClient.Answer>> inFlight = parkAfterTheirClaimsOnA(client, ops);
         a.crash();
         try {
-            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
-                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
-            }
+            assertUnanswered(inFlight);
             // Nobody retries. Node B settles every second what has had its lease out for 2 s; its first pass
             // looks back an hour.
             b.restartWith(Map.of("idempotency.settle.interval", "PT1S", "idempotency.settle.after", "PT2S"));
@@ -226,46 +199,22 @@ class FaultScenariosIT {
 
     @Test
     void rotatingTheSecretAndTheEncryptionKeyUnderLoadGivesNoMismatchAndOldRecordsReplay() throws Exception {
-        History history = new History();
-        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         // A third of the keys is new in each phase: made before the rotation, during it, and after it.
         List<Operations.Operation> ops = Operations.create(run(), scale.keys / 2);
         int third = ops.size() / 3;
-        List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
         String oldSecret = Operations.runSecretText();
         String newSecret = randomBase64(48);
         String bothKeys = "k1:" + firstEncryptionKey + ",k2:" + randomBase64(32);
-        java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        up.add(a.base());
-        up.add(b.base());
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
-        long start = System.nanoTime();
-        Thread load = client.steady(up, sent, 8, 40, running);
-        try {
-            // Phase 1, node by node: the new secret and key are accepted, the old ones still used.
-            for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, Map.of("idempotency.previous-secrets", newSecret,
-                        "idempotency.encryption.keys", bothKeys));
-            }
-            sent.addAll(ops.subList(third, 2 * third));
-            // Phase 2, node by node: the new ones used, the old ones still accepted (records made with them replay).
-            for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, Map.of("idempotency.secret", newSecret, "idempotency.previous-secrets", oldSecret,
-                        "idempotency.encryption.active-key", "k2"));
-            }
-            // The nodes now key new records with the new secret; the checks find each record under its own.
-            Operations.secretsInUse(newSecret, oldSecret);
-            sent.addAll(ops.subList(2 * third, ops.size()));
-            LoadClient.sleep(2000);
-        } finally {
-            running.set(false);
-            load.join();
-        }
-        // Every operation once more on each node: the first ones were fingerprinted and sealed with the old pair.
-        for (Operations.Operation op : ops) {
-            client.settle(a.base(), op);
-            client.settle(b.base(), op);
-        }
+        // Phase 1, node by node: the new secret and key are accepted, the old ones still used. Phase 2: the new ones
+        // used, the old ones still accepted (records made with them replay). Then the nodes key new records with
+        // the new secret, and the checks find each record under its own.
+        UnderLoad run = twoRollingRestartsUnderLoad(ops,
+                Map.of("idempotency.previous-secrets", newSecret, "idempotency.encryption.keys", bothKeys),
+                Map.of("idempotency.secret", newSecret, "idempotency.previous-secrets", oldSecret,
+                        "idempotency.encryption.active-key", "k2"),
+                () -> Operations.secretsInUse(newSecret, oldSecret));
+        History history = run.history();
+        long start = run.start();
         Checker.Result result = Checker.check(ops, history);
         int oldSealed = 0;
         int newSealed = 0;
@@ -290,43 +239,21 @@ class FaultScenariosIT {
 
     @Test
     void changingTheFingerprintRulesByRollingRestartsUnderLoadTurnsNoRetryInto422() throws Exception {
-        History history = new History();
-        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         // Keys first sent under the old rules, during the change, and under the new ones; every one retried
         // throughout, so that retries cross from nodes of one set of rules to nodes of the other.
         List<Operations.Operation> ops = Operations.create(run(), scale.keys / 2);
         int third = ops.size() / 3;
-        List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
         // The new rules also leave currency out: the same body fingerprints differently under them.
         String oldIgnored = "traceId";
         String newIgnored = "traceId,currency";
-        java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        up.add(a.base());
-        up.add(b.base());
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
-        long start = System.nanoTime();
-        Thread load = client.steady(up, sent, 8, 40, running);
-        try {
-            // Step 1, node by node: the new rules accepted, the old ones still used.
-            for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, Map.of("idempotency.fingerprint.previous.ignore-fields", newIgnored));
-            }
-            sent.addAll(ops.subList(third, 2 * third));
-            // Step 2, node by node: the new rules used, the old ones still accepted.
-            for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, Map.of("idempotency.fingerprint.ignore-fields", newIgnored,
-                        "idempotency.fingerprint.previous.ignore-fields", oldIgnored));
-            }
-            sent.addAll(ops.subList(2 * third, ops.size()));
-            LoadClient.sleep(2000);
-        } finally {
-            running.set(false);
-            load.join();
-        }
-        for (Operations.Operation op : ops) {
-            client.settle(a.base(), op);
-            client.settle(b.base(), op);
-        }
+        // Step 1, node by node: the new rules accepted, the old ones still used; step 2: the new rules used, the
+        // old ones still accepted.
+        UnderLoad run = twoRollingRestartsUnderLoad(ops,
+                Map.of("idempotency.fingerprint.previous.ignore-fields", newIgnored),
+                Map.of("idempotency.fingerprint.ignore-fields", newIgnored,
+                        "idempotency.fingerprint.previous.ignore-fields", oldIgnored), () -> { });
+        History history = run.history();
+        long start = run.start();
         Checker.Result result = Checker.check(ops, history);
         int oldRules = 0;
         for (Operations.Operation op : ops) {
@@ -682,6 +609,51 @@ class FaultScenariosIT {
     }
 
     /** Takes the node out of service, lets its requests finish, restarts it with the properties, puts it back. */
+    /** What a run under load left: its history (checked) and when it started. */
+    private record UnderLoad(History history, long start) {
+    }
+
+    /**
+     * Two rolling restarts of A and B, each node by node, under a steady load of 8 clients on the nodes in service:
+     * a third of the operations is first sent before the first, a third between them, a third after the second
+     * (after {@code afterStepTwo}); then every operation once more on each node, so that each is retried across
+     * nodes of both configurations.
+     */
+    private UnderLoad twoRollingRestartsUnderLoad(List<Operations.Operation> ops, Map<String, String> stepOne,
+            Map<String, String> stepTwo, Runnable afterStepTwo) throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        int third = ops.size() / 3;
+        List<Operations.Operation> sent = new java.util.concurrent.CopyOnWriteArrayList<>(ops.subList(0, third));
+        java.util.Set<URI> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        up.add(a.base());
+        up.add(b.base());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        long start = System.nanoTime();
+        Thread load = client.steady(up, sent, 8, 40, running);
+        try {
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, stepOne);
+            }
+            sent.addAll(ops.subList(third, 2 * third));
+            for (WildFlyNode node : List.of(a, b)) {
+                rollingRestart(up, node, stepTwo);
+            }
+            afterStepTwo.run();
+            sent.addAll(ops.subList(2 * third, ops.size()));
+            // The last third under load too, not only in the final sends below.
+            LoadClient.sleep(2000);
+        } finally {
+            running.set(false);
+            load.join();
+        }
+        for (Operations.Operation op : ops) {
+            client.settle(a.base(), op);
+            client.settle(b.base(), op);
+        }
+        return new UnderLoad(history, start);
+    }
+
     private static void rollingRestart(java.util.Set<URI> up, WildFlyNode node, Map<String, String> properties)
             throws Exception {
         up.remove(node.base());
@@ -695,6 +667,35 @@ class FaultScenariosIT {
         byte[] key = new byte[bytes];
         new java.security.SecureRandom().nextBytes(key);
         return java.util.Base64.getEncoder().encodeToString(key);
+    }
+
+    /**
+     * Sends every operation to node A and parks each there between its claim's commit and its business transaction
+     * (a Byteman rule), until all are claimed: the state a crash of A then leaves behind.
+     */
+    private List<CompletableFuture<LoadClient.Answer>> parkAfterTheirClaimsOnA(LoadClient client,
+            List<Operations.Operation> ops) throws Exception {
+        a.inject("after-claim", """
+                RULE park a payment between its claim's commit and its business transaction
+                CLASS dev.idempotency.cdi.IdempotentInterceptor
+                METHOD execute
+                AT ENTRY
+                IF $3.operation().policy().endpoint().equals("payments.create")
+                DO waitFor("idempotency-fault-test", 120000)
+                ENDRULE
+                """);
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.sendAll(a.base(), ops);
+        awaitRecords(ops, "PROCESSING");
+        for (Operations.Operation op : ops) {
+            assertThat(payments(op)).as("parked before the business transaction").isZero();
+        }
+        return inFlight;
+    }
+
+    private static void assertUnanswered(List<CompletableFuture<LoadClient.Answer>> inFlight) throws Exception {
+        for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+            assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
+        }
     }
 
     /** Waits until every operation's record is in that state (the requests reached the point under test). */

@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A change of an endpoint's fingerprint rules during a rolling upgrade: nodes with the old rules, the new ones,
@@ -160,46 +159,6 @@ class FingerprintRulesChangeTest {
     }
 
     private static RequestPreparation.Incoming request(String key, String body) {
-        return new RequestPreparation.Incoming() {
-            @Override
-            public String method() {
-                return "POST";
-            }
-
-            @Override
-            public String path() {
-                return "/api/payments";
-            }
-
-            @Override
-            public String query() {
-                return "";
-            }
-
-            @Override
-            public String contentType() {
-                return "application/json";
-            }
-
-            @Override
-            public List<String> header(String name) {
-                return name.equals("Idempotency-Key") ? List.of(key) : List.of();
-            }
-
-            @Override
-            public byte[] body() {
-                return body.getBytes(StandardCharsets.UTF_8);
-            }
-
-            @Override
-            public Optional<String> principalName() {
-                return Optional.of("alice");
-            }
-
-            @Override
-            public boolean isUserInRole(String role) {
-                return false;
-            }
-        };
+        return RequestPreparationTest.request("alice", Map.of("Idempotency-Key", key), body, "");
     }
 }

@@ -95,8 +95,9 @@ class RequestPreparationTest {
         return request(principal, headers, body, "");
     }
 
-    private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body,
-                                                       String query) {
+    /** A POST to /api/payments as an adapter captures it (also for the other tests of request preparation). */
+    static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body,
+                                               String query) {
         return new RequestPreparation.Incoming() {
             @Override
             public String method() {
