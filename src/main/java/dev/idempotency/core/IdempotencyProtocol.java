@@ -399,10 +399,20 @@ public final class IdempotencyProtocol {
     }
 
     // At a limit: the store makes room if records of the caller only look in use (a lease run out, expired).
+    // Contention means other transactions of the caller are changing its records or counter right now (a
+    // burst of new keys on MariaDB deadlocks the recount against their claims): the limit that was met
+    // stands, so the caller is told about it (429 with Retry-After), not that the store is unavailable.
     private boolean reconcile(Operation op, QuotaExceededException.Limit limit) {
         Instant now = clock.instant();
-        return transactions.requiresNew(() -> store.reconcile(limit, op.scope().tenant(), op.scope().principal(),
-                op.policy().endpoint(), now));
+        try {
+            return transactions.requiresNew(() -> store.reconcile(limit, op.scope().tenant(),
+                    op.scope().principal(), op.policy().endpoint(), now));
+        } catch (StoreUnavailableException e) {
+            if (e.isContention()) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     // Another attempt of the caller's own unexpired operation: counted, never limited (it adds nothing).

@@ -231,6 +231,30 @@ class IdempotencyProtocolTest {
     }
 
     @Test
+    void aRecountThatMeetsContentionLeavesTheLimitsAnswer() {
+        // MariaDB: the recount of a caller's records deadlocks against that caller's concurrent claims; the
+        // limit that was met is still the answer (429), not "store unavailable" (503).
+        dev.idempotency.spi.RecordStore contended = (dev.idempotency.spi.RecordStore) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[]{dev.idempotency.spi.RecordStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("reconcile")) {
+                        throw new dev.idempotency.spi.StoreUnavailableException("deadlock", null, true);
+                    }
+                    try {
+                        return method.invoke(db.store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        IdempotencyProtocol protocol = new IdempotencyProtocol(contended, db.transactions, clock, new SecureRandom(),
+                events::add, 1);
+        PolicyBuilder limited = PolicyBuilder.defaults().with(p -> p.maxKeys = 1);
+        assertThat(protocol.admit(op("k1", "{}", limited))).isInstanceOf(Admission.Execute.class);
+        IdempotencyException refused = rejected(protocol, op("k2", "{}", limited));
+        assertThat(refused.problem().type()).isEqualTo(ProblemType.TOO_MANY_KEYS);
+        assertThat(refused.problem().retryAfterSeconds()).isPresent();
+    }
+
+    @Test
     void anOutcomeResolverCanCompleteATakenOverOperationWithoutRunningIt() {
         PolicyBuilder sideEffects = PolicyBuilder.defaults().with(p -> p.externalSideEffects = true);
         execute(op("k1", "{}", sideEffects));

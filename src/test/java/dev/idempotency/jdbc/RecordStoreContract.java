@@ -480,7 +480,7 @@ abstract class RecordStoreContract {
                 + " executed, refused " + answers);
         assertThat(executed.get()).isBetween(1, 5);
         assertThat(db.rows("principal = 'alice' AND " + counted)).isEqualTo(executed.get());
-        assertThat(answers.getOrDefault(refusal.name(), new AtomicInteger()).get()).as("refused by the limit").isPositive();
+        assertThat(answers.getOrDefault(refusal.name(), new AtomicInteger()).get()).as("refused by the limit, of " + answers).isPositive();
     }
 
     @Test
