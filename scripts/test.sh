@@ -16,7 +16,7 @@ mvn -B install "$@"
 step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
 rm -f target/reliability-report.md
-contract_and_load='%regex[.*(PaymentsContractIT|StormIT|PurgeUnderLoadIT).*]'
+contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
 step "real-server tests: WildFly + H2, and a storm on two nodes sharing an H2 TCP server"
 mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes="$contract_and_load" "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"

@@ -1,0 +1,227 @@
+package dev.idempotency.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idempotency.it.statuses.AcceptedOperations;
+import dev.idempotency.it.statuses.DirectCall;
+import dev.idempotency.it.statuses.Holds;
+import dev.idempotency.it.statuses.StatusesApplication;
+import dev.idempotency.it.statuses.StatusesResource;
+import dev.idempotency.it.statuses.TestControl;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.EmptyAsset;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.idempotency.it.PaymentsContractIT.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rows of the README's status table that the demo's contract does not reach, each over real HTTP on
+ * the real server (WildFly or Payara, every database): a small application of its own with one endpoint
+ * per row, configured in its microprofile-config.properties as a user would. Running executions are held on
+ * latches on the server ({@link Holds}) and released by the test, never timed.
+ */
+@ExtendWith(ArquillianExtension.class)
+class StatusCodesIT {
+    private static final String CONFIG = String.join("\n",
+            // A tenant per test run, so that the key limit starts from zero on a database kept between runs.
+            "idempotency.tenant=header:X-Tenant",
+            "idempotency.endpoints.statuses.accepted.status-path=statuses/operations",
+            "idempotency.endpoints.statuses.keys.max-keys-per-endpoint=2",
+            "idempotency.endpoints.statuses.large.max-response-bytes=1024",
+            "idempotency.endpoints.statuses.large.oversize-response=fail", "");
+
+    @Deployment(testable = false)
+    static WebArchive statuses() throws Exception {
+        String webInf = "examples/payments/src/main/webapp/WEB-INF/";
+        return ShrinkWrap.create(WebArchive.class, "statuses.war")
+                .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
+                        DirectCall.class, TestControl.class, Holds.class)
+                .addAsLibrary(new File(System.getProperty("it.library")))
+                .addAsResource(new StringAsset(CONFIG), "META-INF/microprofile-config.properties")
+                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
+                // The demo's realm and role (HTTP Basic, role user), under this application's context root.
+                .addAsWebInfResource(new StringAsset(Files.readString(Path.of(webInf, "web.xml"))
+                        .replaceAll("(?s)\\s*<error-page>.*?</error-page>", "")), "web.xml")
+                .addAsWebInfResource(new StringAsset(contextRoot(webInf + "jboss-web.xml")), "jboss-web.xml")
+                .addAsWebInfResource(new StringAsset(contextRoot(webInf + "glassfish-web.xml")), "glassfish-web.xml");
+    }
+
+    private static String contextRoot(String descriptor) throws Exception {
+        return Files.readString(Path.of(descriptor)).replace("<context-root>/demo</context-root>",
+                "<context-root>/statuses</context-root>");
+    }
+
+    @ArquillianResource
+    URL base;
+    private Api api;
+    private final List<String> held = new ArrayList<>();
+
+    @BeforeEach
+    void client() throws URISyntaxException {
+        api = new Api(base.toURI());
+    }
+
+    @AfterEach
+    void releaseHeld() {
+        held.forEach(key -> api.post("control/release/" + key, "").send());
+    }
+
+    @Test
+    void aDuplicateOfAnAcceptedEndpointGets202WithTheStatusLocationAndRetryAfter() throws Exception {
+        String key = key();
+        CompletableFuture<Api.Reply> first = heldFirst("statuses/accepted", key);
+        Api.Reply duplicate = api.post("statuses/accepted", "{}").key(key).send();
+        assertThat(duplicate.status()).as(duplicate.text()).isEqualTo(202);
+        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
+        String location = duplicate.header("Location");
+        assertThat(location).endsWith("/api/statuses/operations/" + key);
+        assertThat(duplicate.json().get("state").asText()).isEqualTo("PROCESSING");
+        assertThat(statusAt(location).get("state").asText()).isEqualTo("PROCESSING");
+
+        release(key);
+        Api.Reply original = first.get(30, TimeUnit.SECONDS);
+        assertThat(original.status()).isEqualTo(201);
+        JsonNode done = statusAt(location);
+        assertThat(done.get("state").asText()).isEqualTo("SUCCEEDED");
+        assertThat(done.get("responseStatus").asInt()).isEqualTo(201);
+        assertThat(api.post("statuses/accepted", "{}").key(key).send().body()).isEqualTo(original.body());
+        assertThat(executions(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aDuplicateOfATooEarlyEndpointGets425WithRetryAfter() throws Exception {
+        String key = key();
+        CompletableFuture<Api.Reply> first = heldFirst("statuses/too-early", key);
+        Api.Reply duplicate = api.post("statuses/too-early", "{}").key(key).send();
+        assertProblem(duplicate, 425, "request-in-flight");
+        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
+        release(key);
+        assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
+        assertThat(executions(key)).isEqualTo(1);
+    }
+
+    @Test
+    void anExecutionTakenOverByAnotherNodeIs409SupersededWithRetryAfter() throws Exception {
+        String key = key();
+        CompletableFuture<Api.Reply> first = heldFirst("statuses/superseded", key);
+        assertThat(api.post("control/take-over/statuses.superseded", "").send().text()).isEqualTo("1");
+        release(key);
+        Api.Reply fenced = first.get(30, TimeUnit.SECONDS);
+        assertProblem(fenced, 409, "superseded");
+        assertThat(Integer.parseInt(fenced.header("Retry-After"))).isPositive();
+    }
+
+    @Test
+    void aCallerHoldingTheEndpointsKeyLimitGets429AndItsOwnKeysStillReplay() {
+        String tenant = "run-" + key();
+        List<Api.Reply> firsts = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Api.Reply reply = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key()).send();
+            assertThat(reply.status()).as(reply.text()).isEqualTo(201);
+            firsts.add(reply);
+        }
+        Api.Reply refused = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key()).send();
+        assertProblem(refused, 429, "too-many-keys");
+        assertThat(Integer.parseInt(refused.header("Retry-After"))).isPositive();
+        for (Api.Reply first : firsts) {
+            String key = first.json().get("key").asText();
+            Api.Reply replay = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key).send();
+            assertThat(replay.status()).isEqualTo(201);
+            assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+            assertThat(replay.body()).isEqualTo(first.body());
+        }
+        Api.Reply otherTenant = api.post("statuses/keys", "{}").header("X-Tenant", tenant + "-b").key(key()).send();
+        assertThat(otherTenant.status()).as("the limit is the caller's, per tenant").isEqualTo(201);
+    }
+
+    @Test
+    void successFromATransactionMarkedRollbackOnlyIs500RolledBackAndTheRetryRunsAgain() {
+        String key = key();
+        Api.Reply first = api.post("statuses/rollback-only", "{}").key(key).send();
+        assertProblem(first, 500, "rolled-back");
+        Api.Reply retry = api.post("statuses/rollback-only", "{}").key(key).send();
+        assertProblem(retry, 500, "rolled-back");
+        assertThat(executions(key)).as("nothing recorded: the retry ran again").isEqualTo(2);
+    }
+
+    @Test
+    void aResponseOverTheEndpointsLimitIs500ResponseTooLargeAndNothingIsRecorded() {
+        String key = key();
+        assertProblem(api.post("statuses/large", "{}").key(key).send(), 500, "response-too-large");
+        assertProblem(api.post("statuses/large", "{}").key(key).send(), 500, "response-too-large");
+        assertThat(executions(key)).isEqualTo(2);
+    }
+
+    @Test
+    void anIdempotentMethodCalledPastTheFiltersIs500NotConfiguredAndDoesNotRun() {
+        String key = key();
+        assertProblem(api.post("statuses/direct", "{}").key(key).send(), 500, "not-configured");
+        assertThat(executions(key)).isZero();
+    }
+
+    @Test
+    void aRecordFingerprintedUnderRulesThisNodeDoesNotKnowIs409WithRetryAfterNot422() {
+        String key = key();
+        Api.Reply first = api.post("statuses/rules", "{\"amount\":1}").key(key).send();
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(Integer.parseInt(api.post("control/foreign-rules/statuses.rules", "").send().text())).isPositive();
+        Api.Reply retry = api.post("statuses/rules", "{\"amount\":1}").key(key).send();
+        assertProblem(retry, 409, "fingerprint-rules-unknown");
+        assertThat(Integer.parseInt(retry.header("Retry-After"))).isPositive();
+        assertThat(executions(key)).isEqualTo(1);
+    }
+
+    @Test
+    void aBodyThatDoesNotParseStrictlyIs400BodyMalformed() {
+        String key = key();
+        assertProblem(api.post("statuses/keys", "{\"amount\":1,\"amount\":2}").key(key).send(), 400, "body-malformed");
+        assertThat(executions(key)).isZero();
+    }
+
+    // Sends the first request and returns once it runs on the server, held until release(key).
+    private CompletableFuture<Api.Reply> heldFirst(String path, String key) {
+        held.add(key);
+        CompletableFuture<Api.Reply> first = CompletableFuture.supplyAsync(() -> api.post(path, "{}").key(key).send());
+        Api.Reply entered = api.get("control/entered/" + key).send();
+        assertThat(entered.status()).as("the first execution entered its hold").isEqualTo(204);
+        return first;
+    }
+
+    private void release(String key) {
+        assertThat(api.post("control/release/" + key, "").send().status()).isEqualTo(204);
+    }
+
+    private int executions(String key) {
+        return Integer.parseInt(api.get("control/executions/" + key).send().text());
+    }
+
+    private JsonNode statusAt(String location) {
+        String path = location.substring(location.indexOf("/api/") + "/api/".length());
+        Api.Reply status = api.get(path).send();
+        assertThat(status.status()).as(status.text()).isEqualTo(200);
+        return status.json();
+    }
+
+    private static String key() {
+        return UUID.randomUUID().toString();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.idempotency.it.statuses;
+
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.Idempotent;
+import dev.idempotency.InFlightPolicy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.transaction.Transactional;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * One idempotent endpoint per row of the README's status table that needs an endpoint of its own (its
+ * settings are in this application's microprofile-config.properties). Every execution is counted by key;
+ * the held ones wait for the test's release.
+ */
+@Path("statuses")
+@RequestScoped
+@Consumes(MediaType.APPLICATION_JSON)
+@Produces(MediaType.APPLICATION_JSON)
+public class StatusesResource {
+    @Inject
+    Holds holds;
+    @Inject
+    IdempotencyContext idempotency;
+    @Resource
+    TransactionSynchronizationRegistry transaction;
+
+    @POST
+    @Path("accepted")
+    @Idempotent(endpoint = "statuses.accepted", inFlight = InFlightPolicy.ACCEPTED)
+    public Response accepted(String body) {
+        return held();
+    }
+
+    @POST
+    @Path("too-early")
+    @Idempotent(endpoint = "statuses.too-early", inFlight = InFlightPolicy.TOO_EARLY)
+    public Response tooEarly(String body) {
+        return held();
+    }
+
+    @POST
+    @Path("superseded")
+    @Idempotent(endpoint = "statuses.superseded")
+    public Response superseded(String body) {
+        return held();
+    }
+
+    @POST
+    @Path("keys")
+    @Idempotent(endpoint = "statuses.keys")
+    public Response keys(String body) {
+        return created();
+    }
+
+    @POST
+    @Path("rules")
+    @Idempotent(endpoint = "statuses.rules")
+    public Response rules(String body) {
+        return created();
+    }
+
+    /** Answers success from a transaction it marked rollback-only. */
+    @POST
+    @Path("rollback-only")
+    @Transactional
+    @Idempotent(endpoint = "statuses.rollback-only")
+    public Response rollbackOnly(String body) {
+        Response created = created();
+        transaction.setRollbackOnly();
+        return created;
+    }
+
+    /** Answers 2 KiB on an endpoint that keeps at most 1 KiB and fails beyond. */
+    @POST
+    @Path("large")
+    @Idempotent(endpoint = "statuses.large")
+    public Response large(String body) {
+        holds.ran(key());
+        return Response.status(201).entity("{\"padding\":\"" + "x".repeat(2048) + "\"}").build();
+    }
+
+    private Response held() {
+        Response created = created();
+        holds.hold(key());
+        return created;
+    }
+
+    private Response created() {
+        holds.ran(key());
+        return Response.status(201).entity("{\"key\":\"" + key() + "\",\"execution\":" + holds.executions(key()) + "}")
+                .build();
+    }
+
+    private String key() {
+        return idempotency.key().orElseThrow();
+    }
+}
