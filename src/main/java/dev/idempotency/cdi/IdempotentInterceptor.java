@@ -141,6 +141,22 @@ public class IdempotentInterceptor {
             exchange.settled(first, false);
             return result;
         }
+        if (!tx.active()) {
+            // Marked rollback-only by the application (or rolled back by a timeout): nothing of this run
+            // commits, and a server's datasource refuses any statement in it (WildFly: IJ031070), so nothing is
+            // finished in it. The claim goes back; a success must not reach the client as done.
+            abandonQuietly(tx);
+            protocol.release(claim);
+            exchange.settled(Optional.empty());
+            if (committedWith != null) {
+                throw committedWith;
+            }
+            if (first.status() < 400) {
+                throw new IdempotencyException(dev.idempotency.internal.BusinessCommit.rolledBackProblem());
+            }
+            exchange.settled(first, false);
+            return result;
+        }
         RecordStatus status = first.status() >= 400 ? RecordStatus.FAILED_FINAL : RecordStatus.SUCCEEDED;
         boolean finished;
         try {
@@ -169,6 +185,14 @@ public class IdempotentInterceptor {
             throw committedWith;
         }
         return result;
+    }
+
+    private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {
+        try {
+            tx.abandon();
+        } catch (JtaTransactions.TransactionFailure alreadyEnded) {
+            // A transaction the reaper rolled back cannot be marked again: it commits nothing either way.
+        }
     }
 
     // The winner's outcome when it has one, else 409 superseded (thrown by afterFenced).
