@@ -12,8 +12,7 @@ import java.time.Duration;
 /**
  * The application's clock, which the library uses for its own time unless it reads the database's
  * ({@code idempotency.clock=database}, the default). Demo-only fault: {@code demo.clock-skew} (an ISO-8601
- * duration, server property) makes this node's clock run ahead, as a node with a wrong clock would; like every
- * fault of the demo it acts only where {@code demo.faults=true} ({@link DemoFaults}).
+ * duration, server property) makes this node's clock run ahead, as a node with a wrong clock would.
  */
 @ApplicationScoped
 public class DemoClock {
@@ -24,6 +23,6 @@ public class DemoClock {
     @Produces
     @Dependent
     Clock clock() {
-        return DemoFaults.enabled() ? Clock.offset(Clock.systemUTC(), Duration.parse(skew)) : Clock.systemUTC();
+        return Clock.offset(Clock.systemUTC(), Duration.parse(skew));
     }
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.demo;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyContext;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.persistence.PersistenceException;
@@ -37,6 +38,8 @@ public class PaymentResource {
     AcquirerClient acquirer;
     @Inject
     Tenants tenants;
+    @Inject
+    IdempotencyContext idempotency;
     @Inject
     Validator validator;
     @Context
