@@ -26,8 +26,7 @@ final class SecondWildFly implements AutoCloseable {
         this.base = base;
     }
 
-    /** Started with the first node's server properties, plus {@code extraProperties} ("name=value" each). */
-    static SecondWildFly start(String... extraProperties) throws IOException, InterruptedException {
+    static SecondWildFly start() throws IOException, InterruptedException {
         Path firstDir = Path.of(System.getProperty("it.server.dir"));
         Path dir = firstDir.resolveSibling(firstDir.getFileName() + "-node2");
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
@@ -41,8 +40,7 @@ final class SecondWildFly implements AutoCloseable {
                 "DB_URL", databaseUrl,
                 "HTTP_PORT", Integer.toString(port),
                 "IDEMPOTENCY_SECRET", Files.readString(Path.of(firstDir + ".secret")).trim(),
-                "EXTRA_SYSTEM_PROPERTIES", (Files.readString(Path.of(firstDir + ".properties")).trim() + " "
-                        + String.join(" ", extraProperties)).trim()));
+                "EXTRA_SYSTEM_PROPERTIES", Files.readString(Path.of(firstDir + ".properties")).trim()));
         if (provision.start().waitFor() != 0) {
             throw new IllegalStateException("could not provision the second WildFly");
         }

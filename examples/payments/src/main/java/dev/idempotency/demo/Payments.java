@@ -22,7 +22,6 @@ public class Payments {
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
-    @DemoFaults.At(DemoFaults.Point.AFTER_CHARGE)
     public void update(Payment payment) {
         em.merge(payment);
         em.flush();
