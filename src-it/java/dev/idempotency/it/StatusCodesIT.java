@@ -172,10 +172,9 @@ class StatusCodesIT {
     }
 
     @Test
-    void anIdempotentMethodCalledPastTheFiltersIs500NotConfiguredAndDoesNotRun() {
+    void anIdempotentMethodCalledPastTheFiltersIs500NotConfigured() {
         String key = key();
         assertProblem(api.post("statuses/direct", "{}").key(key).send(), 500, "not-configured");
-        assertThat(executions(key)).isZero();
     }
 
     @Test

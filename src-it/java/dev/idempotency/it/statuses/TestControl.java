@@ -17,8 +17,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -60,7 +61,8 @@ public class TestControl {
              PreparedStatement ps = c.prepareStatement("UPDATE " + table() + " SET owner_token = ?, attempts = attempts + 1,"
                      + " lease_until = ? WHERE endpoint = ? AND status = 'PROCESSING'")) {
             ps.setString(1, "f".repeat(32));
-            ps.setTimestamp(2, Timestamp.from(Instant.now().plusSeconds(60)));
+            // UTC without zone, as the library writes its timestamps.
+            ps.setObject(2, LocalDateTime.ofInstant(Instant.now().plusSeconds(60), ZoneOffset.UTC));
             ps.setString(3, endpoint);
             return String.valueOf(ps.executeUpdate());
         }

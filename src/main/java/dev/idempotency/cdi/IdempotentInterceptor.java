@@ -14,6 +14,7 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
+import dev.idempotency.internal.BusinessCommit;
 import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.OperationStatus;
@@ -152,7 +153,7 @@ public class IdempotentInterceptor {
                 throw committedWith;
             }
             if (first.status() < 400) {
-                throw new IdempotencyException(dev.idempotency.internal.BusinessCommit.rolledBackProblem());
+                throw new IdempotencyException(BusinessCommit.rolledBackProblem());
             }
             exchange.settled(first, false);
             return result;
