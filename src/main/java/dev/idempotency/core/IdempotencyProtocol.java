@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 
@@ -39,6 +40,7 @@ public final class IdempotencyProtocol {
     private static final int MAX_DECISION_ROUNDS = 4;
     private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(1);
     private static final long WAIT_POLL_MILLIS = 50;
+    private static final long CONTENTION_PAUSE_MILLIS = 5;
     // How long the settler holds an operation of an endpoint it does not serve while it settles it.
     private static final Duration SETTLE_LEASE = Duration.ofMinutes(1);
 
@@ -383,14 +385,32 @@ public final class IdempotencyProtocol {
             }
             throw limitReached(op, exceeded.limit());
         } catch (StoreUnavailableException e) {
-            if (e.isContention()) {
-                // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides.
-                return decide(op, reread(op), round + 1);
+            if (!e.isContention()) {
+                throw e;
             }
-            throw e;
+            // Another transaction holds the row (MariaDB deadlock, H2 lock timeout): its record decides. With
+            // no record, the row was the caller's counter, which the caller's other new operations are creating
+            // or charging at the same moment (a burst of a new caller's first keys deadlocks on MariaDB); they
+            // try again after a random pause, so that the same transactions do not meet again in step.
+            Optional<IdempotencyRecord> found = reread(op);
+            if (found.isEmpty() && round < MAX_DECISION_ROUNDS) {
+                pauseAfterContention(round);
+            }
+            return decide(op, found, round + 1);
         }
         events.publish(new IdempotencyEvent.Claimed(policy.endpoint(), op.scopeKey()));
         return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
+    }
+
+    // At most 10, 20, 40 ms before the second, third, fourth attempt: short beside a request, long beside the
+    // few statements that a claim holds its locks for.
+    private static void pauseAfterContention(int round) {
+        try {
+            TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(CONTENTION_PAUSE_MILLIS << round));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while waiting to claim again after contention", e, false);
+        }
     }
 
     // A fresh read: under REPEATABLE READ the claim's snapshot would not see the winner's row.

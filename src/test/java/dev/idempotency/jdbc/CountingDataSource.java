@@ -14,6 +14,8 @@ import java.util.logging.Logger;
 /** A DataSource that records every statement prepared on its connections, to count what a path costs. */
 final class CountingDataSource implements DataSource {
     final List<String> statements = new CopyOnWriteArrayList<>();
+    // Called with each statement's text before it is prepared: a test may hold a connection there.
+    volatile java.util.function.Consumer<String> beforePrepare = sql -> { };
     private final DataSource delegate;
 
     CountingDataSource(DataSource delegate) {
@@ -34,7 +36,9 @@ final class CountingDataSource implements DataSource {
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
-                        statements.add(args == null ? "(statement)" : String.valueOf(args[0]));
+                        String sql = args == null ? "(statement)" : String.valueOf(args[0]);
+                        statements.add(sql);
+                        beforePrepare.accept(sql);
                     }
                     try {
                         return method.invoke(connection, args);

@@ -452,6 +452,7 @@ abstract class RecordStoreContract {
         CountDownLatch start = new CountDownLatch(1);
         AtomicInteger executed = new AtomicInteger();
         Map<String, AtomicInteger> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, String> details = new java.util.concurrent.ConcurrentHashMap<>();
         List<Future<?>> all = new ArrayList<>();
         try {
             for (int i = 0; i < threads; i++) {
@@ -463,6 +464,9 @@ abstract class RecordStoreContract {
                         executed.incrementAndGet();
                     } catch (IdempotencyException refused) {
                         answers.computeIfAbsent(refused.problem().type().name(), t -> new AtomicInteger()).incrementAndGet();
+                        details.putIfAbsent(refused.problem().type().name(), refused.problem().detail() + " <- "
+                                + java.util.stream.Stream.iterate(refused.getCause(), java.util.Objects::nonNull,
+                                        Throwable::getCause).map(String::valueOf).collect(java.util.stream.Collectors.joining(" <- ")));
                         assertThat(refused.problem().type()).isIn(refusal, ProblemType.STORE_UNAVAILABLE);
                         assertThat(refused.problem().retryAfterSeconds()).isPresent();
                     }
@@ -477,10 +481,62 @@ abstract class RecordStoreContract {
             pool.shutdownNow();
         }
         System.out.println(database() + ": 64 concurrent new operations of one caller, limit 5: " + executed
-                + " executed, refused " + answers);
+                + " executed, refused " + answers + " " + details);
         assertThat(executed.get()).isBetween(1, 5);
         assertThat(db.rows("principal = 'alice' AND " + counted)).isEqualTo(executed.get());
-        assertThat(answers.getOrDefault(refusal.name(), new AtomicInteger()).get()).as("refused by the limit, of " + answers).isPositive();
+        assertThat(answers.getOrDefault(refusal.name(), new AtomicInteger()).get())
+                .as("refused by the limit, of " + answers + " " + details).isPositive();
+    }
+
+    @Test
+    void aBurstOfANewCallersFirstOperationsThatAllMissItsCounterRowAdmitsSomeAndLimitsTheRest() throws Exception {
+        // Every transaction of the burst looks for the caller's counter row, and finds none, before any creates
+        // it: on MariaDB each then holds a gap lock that the others' INSERTs wait for, one deadlock among all.
+        int threads = 32;
+        CountingDataSource held = new CountingDataSource(db.database.dataSource());
+        CountDownLatch allMissed = new CountDownLatch(threads);
+        held.beforePrepare = sql -> {
+            if (sql.startsWith("INSERT INTO " + db.table + "_quota")) {
+                allMissed.countDown();
+                try {
+                    allMissed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        IdempotencyProtocol protocol = new IdempotencyProtocol(JdbcRecordStore.forDataSource(held, db.table),
+                db.transactions, java.time.Clock.systemUTC(), new java.security.SecureRandom(), e -> { }, 4);
+        dev.idempotency.core.EndpointPolicy policy = PolicyBuilder.defaults().with(p -> p.maxInFlight = 5).build();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicInteger executed = new AtomicInteger();
+        Map<String, AtomicInteger> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, String> details = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Future<?>> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < threads; i++) {
+                Operation op = StoreFixture.operation("burst-" + i, policy);
+                all.add(pool.submit(() -> {
+                    try {
+                        protocol.admit(op);
+                        executed.incrementAndGet();
+                    } catch (IdempotencyException refused) {
+                        answers.computeIfAbsent(refused.problem().type().name(), t -> new AtomicInteger()).incrementAndGet();
+                        details.putIfAbsent(refused.problem().type().name(), String.valueOf(refused.getCause()));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println(database() + ": 32 first operations of a caller that all missed its counter row, limit 5: "
+                + executed + " executed, refused " + answers);
+        assertThat(executed.get()).isEqualTo(5);
+        assertThat(answers.keySet()).as("refusals: " + details).containsOnly(ProblemType.TOO_MANY_IN_FLIGHT.name());
     }
 
     @Test
