@@ -2,6 +2,7 @@ package dev.idempotency.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idempotency.it.statuses.AcceptedOperations;
+import dev.idempotency.it.statuses.TaskOperations;
 import dev.idempotency.it.statuses.DirectCall;
 import dev.idempotency.it.statuses.Holds;
 import dev.idempotency.it.statuses.StatusesApplication;
@@ -45,6 +46,7 @@ class StatusCodesIT {
             // A tenant per test run, so that the key limit starts from zero on a database kept between runs.
             "idempotency.tenant=header:X-Tenant",
             "idempotency.endpoints.statuses.accepted.status-path=statuses/operations",
+            "idempotency.endpoints.statuses.task.status-path=statuses/tasks",
             "idempotency.endpoints.statuses.keys.max-keys-per-endpoint=2",
             "idempotency.endpoints.statuses.large.max-response-bytes=1024",
             "idempotency.endpoints.statuses.large.oversize-response=fail", "");
@@ -54,6 +56,7 @@ class StatusCodesIT {
         String webInf = "examples/payments/src/main/webapp/WEB-INF/";
         return ShrinkWrap.create(WebArchive.class, "statuses.war")
                 .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
+                        TaskOperations.class, StatusesResource.TaskOutcome.class,
                         DirectCall.class, TestControl.class, Holds.class)
                 .addAsLibrary(new File(System.getProperty("it.library")))
                 .addAsResource(new StringAsset(CONFIG), "META-INF/microprofile-config.properties")
@@ -104,6 +107,41 @@ class StatusCodesIT {
         assertThat(done.get("state").asText()).isEqualTo("SUCCEEDED");
         assertThat(done.get("responseStatus").asInt()).isEqualTo(201);
         assertThat(api.post("statuses/accepted", "{}").key(key).send().body()).isEqualTo(original.body());
+        assertThat(executions(key)).isEqualTo(1);
+    }
+
+    @Test
+    void anAsynchronousEndpointIs202AtOnceItsTaskRunsOnTheManagedExecutorAndTheStatusResourceServesItsOutcome() {
+        String key = key();
+        held.add(key);
+        // Answered while the task is still held: the request does not wait for the method.
+        Api.Reply accepted = api.post("statuses/task", "{}").key(key).send();
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertThat(Integer.parseInt(accepted.header("Retry-After"))).isPositive();
+        String location = accepted.header("Location");
+        assertThat(location).endsWith("/api/statuses/tasks/" + key);
+        assertThat(accepted.json().get("state").asText()).isEqualTo("PROCESSING");
+        assertThat(api.get("control/entered/" + key).send().status()).as("the task entered its hold").isEqualTo(204);
+        Api.Reply duplicate = api.post("statuses/task", "{}").key(key).send();
+        assertThat(duplicate.status()).isEqualTo(202);
+        assertThat(duplicate.header("Location")).isEqualTo(location);
+        String path = location.substring(location.indexOf("/api/") + "/api/".length());
+        Api.Reply running = api.get(path).send();
+        assertThat(running.status()).isEqualTo(202);
+        assertThat(running.json().get("state").asText()).isEqualTo("PROCESSING");
+
+        release(key);
+        assertThat(api.get("control/task-ended").send().text()).isEqualTo("SUCCEEDED");
+        Api.Reply outcome = api.get(path).send();
+        assertThat(outcome.status()).as(outcome.text()).isEqualTo(200);
+        assertThat(outcome.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(outcome.json().get("key").asText()).isEqualTo(key);
+        assertThat(outcome.json().get("execution").asInt()).isEqualTo(1);
+        assertThat(outcome.json().get("thread").asText()).as("the server's managed executor ran it")
+                .containsIgnoringCase("ManagedExecutorService");
+        Api.Reply replay = api.post("statuses/task", "{}").key(key).send();
+        assertThat(replay.status()).isEqualTo(200);
+        assertThat(replay.body()).isEqualTo(outcome.body());
         assertThat(executions(key)).isEqualTo(1);
     }
 

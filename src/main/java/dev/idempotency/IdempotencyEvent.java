@@ -13,6 +13,14 @@ public sealed interface IdempotencyEvent {
     record Claimed(String endpoint, String scopeKey) implements IdempotencyEvent {
     }
 
+    /**
+     * The task of an asynchronous endpoint ended on the executor: its outcome is stored ({@code status}
+     * {@code SUCCEEDED} or {@code FAILED_FINAL}), or its claim was given back for a retry to run it again
+     * ({@code FAILED_RETRYABLE}, also when it could not run at all).
+     */
+    record TaskEnded(String endpoint, String scopeKey, RecordStatus status) implements IdempotencyEvent {
+    }
+
     /** A repeat got the stored outcome. */
     record Replayed(String endpoint, String scopeKey, RecordStatus status) implements IdempotencyEvent {
     }

@@ -105,4 +105,21 @@ public @interface Idempotent {
      */
     @Nonbinding
     boolean externalSideEffects() default false;
+
+    /**
+     * Whether the method runs as an asynchronous task (for long operations: payments that wait on a slow
+     * acquirer, exports). The first request is answered at once with {@code 202 Accepted}, {@code Location}
+     * of the endpoint's status resource ({@link dev.idempotency.jaxrs.IdempotencyStatusResource}) and
+     * {@code Retry-After}; the method runs on the server's managed executor
+     * ({@code java:comp/DefaultManagedExecutorService}, or an {@code ExecutorService} bean qualified
+     * {@link IdempotencyExecutor}) in a JTA transaction of its own, under the same claim, lease and fencing,
+     * and its outcome is stored with its record. Retries of the key get the same {@code 202} until it is
+     * done, then the outcome; the status resource serves the outcome too. The method runs on another thread:
+     * JAX-RS {@code @Context} objects cannot be used in it (a relative {@code Location} is resolved against
+     * the application's base URI), and its entity is written as JSON with JSON-B (the application's
+     * {@code ContextResolver<Jsonb>} if it has one), {@code String} and {@code byte[]} as they are. Duplicates
+     * always get {@code 202} ({@link InFlightPolicy#ACCEPTED}). Default {@code false}.
+     */
+    @Nonbinding
+    boolean asynchronous() default false;
 }

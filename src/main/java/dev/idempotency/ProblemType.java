@@ -18,6 +18,7 @@ public enum ProblemType {
     TOO_MANY_KEYS("too-many-keys", 429, "Too many idempotency keys retained"),
     SUPERSEDED("superseded", 409, "Execution superseded by a newer attempt"),
     STORE_UNAVAILABLE("store-unavailable", 503, "Idempotency store unavailable"),
+    TASK_NOT_ACCEPTED("task-not-accepted", 503, "Asynchronous task not accepted"),
     ROLLED_BACK("rolled-back", 500, "Operation rolled back"),
     RESPONSE_TOO_LARGE("response-too-large", 500, "Response too large to keep for replay"),
     OPERATION_NOT_FOUND("operation-not-found", 404, "No such operation"),

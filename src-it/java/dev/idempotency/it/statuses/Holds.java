@@ -1,5 +1,8 @@
 package dev.idempotency.it.statuses;
 
+import dev.idempotency.IdempotencyEvent;
+import jakarta.enterprise.event.Observes;
+
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.Map;
@@ -49,6 +52,17 @@ public class Holds {
     public void release(String key) {
         latch(released, key).countDown();
     }
+
+    void taskEnded(@Observes IdempotencyEvent.TaskEnded ended) {
+        tasksEnded.add(ended.status().name());
+    }
+
+    /** The state the next asynchronous task ended in, waiting for it at most {@code seconds}; null if none. */
+    public String awaitTaskEnded(long seconds) throws InterruptedException {
+        return tasksEnded.poll(seconds, TimeUnit.SECONDS);
+    }
+
+    private final java.util.concurrent.BlockingQueue<String> tasksEnded = new java.util.concurrent.LinkedBlockingQueue<>();
 
     private static CountDownLatch latch(Map<String, CountDownLatch> latches, String key) {
         return latches.computeIfAbsent(key, k -> new CountDownLatch(1));

@@ -87,6 +87,24 @@ public class StatusesResource {
         return Response.status(201).entity("{\"padding\":\"" + "x".repeat(2048) + "\"}").build();
     }
 
+    /**
+     * Runs as an asynchronous task on the server's managed executor, held until the test releases it; its
+     * entity is written with JSON-B off the request thread.
+     */
+    @POST
+    @Path("task")
+    @Idempotent(endpoint = "statuses.task", asynchronous = true)
+    public TaskOutcome task(String body) {
+        String key = key();
+        holds.ran(key);
+        holds.hold(key);
+        return new TaskOutcome(key, holds.executions(key), Thread.currentThread().getName());
+    }
+
+    /** What the task answers. */
+    public record TaskOutcome(String key, int execution, String thread) {
+    }
+
     private Response held() {
         Response created = created();
         holds.hold(key());

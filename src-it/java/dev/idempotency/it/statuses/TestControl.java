@@ -47,6 +47,14 @@ public class TestControl {
         return Response.noContent().build();
     }
 
+    /** The state the next asynchronous task ended in (IdempotencyEvent.TaskEnded), 504 if none within 30 s. */
+    @GET
+    @Path("task-ended")
+    public Response taskEnded() throws InterruptedException {
+        String state = holds.awaitTaskEnded(30);
+        return state == null ? Response.status(504).build() : Response.ok(state).build();
+    }
+
     @GET
     @Path("executions/{key}")
     public String executions(@PathParam("key") String key) {

@@ -48,6 +48,7 @@ public class IdempotencyExtension implements Extension {
     private final Map<String, Method> endpoints = new HashMap<>();
     private final List<Bean<?>> outcomeResolverBeans = new ArrayList<>();
     private final List<Bean<?>> scopeResolverBeans = new ArrayList<>();
+    private final List<Bean<?>> executorBeans = new ArrayList<>();
 
     void registerBeans(@Observes BeforeBeanDiscovery event, BeanManager beans) {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
@@ -122,6 +123,10 @@ public class IdempotencyExtension implements Extension {
         if (bean.getTypes().contains(ScopeResolver.class)) {
             scopeResolverBeans.add(bean);
         }
+        if (bean.getTypes().contains(java.util.concurrent.ExecutorService.class) && bean.getQualifiers().stream()
+                .anyMatch(q -> q.annotationType() == dev.idempotency.IdempotencyExecutor.class)) {
+            executorBeans.add(bean);
+        }
     }
 
     void start(@Observes AfterDeploymentValidation event, BeanManager beans) {
@@ -137,7 +142,9 @@ public class IdempotencyExtension implements Extension {
             IdempotencyRuntime runtime = beans.createInstance().select(IdempotencyRuntime.class).get();
             runtime.start(methods, Thread.currentThread().getContextClassLoader(),
                     scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
-                    outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList());
+                    outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList(),
+                    executorBeans.stream().findFirst().map(b -> reference(beans, b,
+                            java.util.concurrent.ExecutorService.class)));
         } catch (RuntimeException e) {
             event.addDeploymentProblem(e);
         }
@@ -165,7 +172,8 @@ public class IdempotencyExtension implements Extension {
         }
         if (suspended || CompletionStage.class.isAssignableFrom(returnType)) {
             problems.add("IDEM-D003 @Idempotent " + where + " is asynchronous (@Suspended or CompletionStage);"
-                    + " only synchronous resource methods can finish their record in the business transaction");
+                    + " only synchronous resource methods can finish their record in the business transaction;"
+                    + " for a long operation use @Idempotent(asynchronous = true)");
             return false;
         }
         if (Modifier.isPrivate(method.getModifiers()) || Modifier.isStatic(method.getModifiers())

@@ -23,7 +23,11 @@ import dev.idempotency.internal.RollbackRules;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.internal.TaskProviders;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.context.control.RequestContextController;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -48,6 +52,9 @@ public class IdempotentInterceptor {
     IdempotencyRuntime runtime;
     @Inject
     IdempotentExchange exchange;
+    // One per task: a controller is used on the thread that activated it.
+    @Inject
+    Instance<RequestContextController> requestContexts;
 
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
@@ -74,7 +81,8 @@ public class IdempotentInterceptor {
         // Admission goes on from the request filter's read when it made one.
         Admission admission = stage instanceof ExchangeStage.Read r ? protocol.admit(op, r.record()) : protocol.admit(op);
         if (admission instanceof Admission.Execute execute) {
-            return execute(invocation, method, execute.claim(), request);
+            return op.policy().asynchronous() ? submit(invocation, execute.claim(), request)
+                    : execute(invocation, method, execute.claim(), request);
         }
         if (admission instanceof Admission.Replay replay) {
             exchange.settled(replayable(replay.record(), method, invocation, request), true);
@@ -186,6 +194,73 @@ public class IdempotentInterceptor {
             throw committedWith;
         }
         return result;
+    }
+
+    /**
+     * An asynchronous endpoint: the claimed operation runs as a task on the executor, and the client gets 202
+     * with the status resource's Location at once, as every duplicate does until the task is done. What the
+     * task needs of the request thread is taken here (ADR 10).
+     */
+    private Object submit(InvocationContext invocation, Claim claim, CapturedRequest request) {
+        // Held by this request until the task has it: a failure before gives it back at the request's end.
+        exchange.running(claim);
+        Operation op = claim.operation();
+        EndpointPolicy policy = op.policy();
+        CapturedRequest detached = request.withProviders(TaskProviders.capture(request.providers(),
+                invocation.getMethod(), java.util.stream.Stream.concat(policy.finalOn().stream(),
+                        policy.retryOn().stream()).toList()));
+        IdempotencyRecord running = runtime.protocol().read(op).orElseThrow(() -> new IllegalStateException(
+                "IDEM-X005 the claimed operation has no record: " + op.scopeKey()));
+        try {
+            runtime.executor().execute(() -> runTask(invocation, claim, detached));
+        } catch (java.util.concurrent.RejectedExecutionException rejected) {
+            runtime.protocol().release(claim);
+            exchange.settled(Optional.empty());
+            runtime.fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
+            throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,
+                    "the server's executor did not accept the operation's task; retry later")
+                    .retryAfter(policy.retryAfterMax()), rejected);
+        }
+        exchange.settled(OperationStatus.accepted(running, request, policy.statusPath(), op.scope().key(),
+                policy.retryAfterMax()), false);
+        return null;
+    }
+
+    // On the executor's thread, in a request context of its own: the synchronous execution, and what the
+    // response filter does for it on a request thread (a thrown failure rendered by the application's mappers,
+    // recorded final or given back).
+    private void runTask(InvocationContext invocation, Claim claim, CapturedRequest request) {
+        RequestContextController context = requestContexts.get();
+        context.activate();
+        RecordStatus ended = RecordStatus.FAILED_RETRYABLE;
+        try {
+            exchange.runningTask(request, claim);
+            try {
+                execute(invocation, runtime.method(invocation.getMethod()), claim, request);
+                if (exchange.stage() instanceof ExchangeStage.Settled settled && settled.reply().isPresent()) {
+                    int status = settled.reply().get().response().status();
+                    ended = status < 400 ? RecordStatus.SUCCEEDED : status < 500 ? RecordStatus.FAILED_FINAL : ended;
+                }
+            } catch (Exception | Error thrown) {
+                if (exchange.stage() instanceof ExchangeStage.Failed failed) {
+                    StoredResponse rendered = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
+                            request.providers()), invocation.getMethod(), request, claim.operation().policy());
+                    boolean retryable = failed.kind().retryable(rendered.status());
+                    runtime.recordFailure(exchange, failed, rendered, retryable);
+                    ended = retryable ? RecordStatus.FAILED_RETRYABLE : RecordStatus.FAILED_FINAL;
+                }
+                LOG.log(java.util.logging.Level.INFO, "IDEM-I003 the task of " + claim + " ended with " + thrown
+                        + "; its record is " + ended, thrown);
+            }
+        } catch (RuntimeException | Error unexpected) {
+            LOG.log(java.util.logging.Level.WARNING, "IDEM-W013 the task of " + claim + " failed; its claim is given"
+                    + " back at the end of its context, or taken over when its lease ends", unexpected);
+        } finally {
+            // Ends the task's exchange: a claim nobody settled is given back there.
+            context.deactivate();
+            runtime.fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
+                    claim.operation().scopeKey(), ended));
+        }
     }
 
     private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {

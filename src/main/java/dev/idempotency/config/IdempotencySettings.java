@@ -292,7 +292,8 @@ public final class IdempotencySettings {
             throw invalid(keyOf(Setting.IN_FLIGHT_WAIT, endpoint), wait.toString(), "must be at most PT30S");
         }
         Duration retryAfterMax = durationSetting(Setting.RETRY_AFTER_MAX, endpoint, null);
-        InFlightPolicy inFlight = inFlight(endpoint, annotation.inFlight());
+        // An asynchronous endpoint's first answer is a 202 already: a duplicate gets the same.
+        InFlightPolicy inFlight = annotation.asynchronous() ? InFlightPolicy.ACCEPTED : inFlight(endpoint, annotation.inFlight());
         ResponseStorage storage = storage(endpoint, annotation.storage());
         if (storage == ResponseStorage.ENCRYPTED && activeEncryptionKey == null) {
             throw new IdempotencyDefinitionException("IDEM-C003 endpoint '" + endpoint + "' stores responses encrypted,"
@@ -341,7 +342,7 @@ public final class IdempotencySettings {
                 nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, rules.apiVersion(), endpointRaw(Setting.STATUS_PATH, endpoint, null),
-                rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil);
+                rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil, annotation.asynchronous());
     }
 
     // The rules accepted besides the current ones: each previous.* setting configured, the current value otherwise.

@@ -56,7 +56,7 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
                              Redaction redaction, boolean failOversize, Optional<FingerprintRules> previousRules,
-                             Optional<Instant> previousRulesUntil) {
+                             Optional<Instant> previousRulesUntil, boolean asynchronous) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");
@@ -66,6 +66,9 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
         Objects.requireNonNull(previousRulesUntil, "previousRulesUntil");
         if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
             throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
+        }
+        if (asynchronous && inFlight != InFlightPolicy.ACCEPTED) {
+            throw new IllegalArgumentException("an asynchronous endpoint answers duplicates with 202 (ACCEPTED)");
         }
         if (retention.isNegative() || retention.isZero() || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("retention and lease must be positive");

@@ -35,6 +35,11 @@ public record CapturedRequest(String method, String path, String query, URI base
         headers = java.util.Collections.unmodifiableMap(copy);
     }
 
+    /** The same request with other providers (an asynchronous task's, off the request thread). */
+    public CapturedRequest withProviders(Providers other) {
+        return new CapturedRequest(method, path, query, baseUri, contentType, headers, body, security, other);
+    }
+
     /** The values of a header, empty when absent. */
     @Override
     public List<String> header(String name) {

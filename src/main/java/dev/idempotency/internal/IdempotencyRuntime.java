@@ -56,6 +56,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -71,6 +72,7 @@ import java.util.logging.Logger;
 public class IdempotencyRuntime implements IdempotencyMaintenance {
     private static final Logger LOG = Logger.getLogger(IdempotencyRuntime.class.getName());
     static final String DEFAULT_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
+    static final String DEFAULT_EXECUTOR = "java:comp/DefaultManagedExecutorService";
     private static final Duration CLOCK_REFRESH = Duration.ofMinutes(1);
 
     @Inject
@@ -107,6 +109,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private LeaseKeeper leases;
     private Settler settler;
     private ScheduledFuture<?> settleTask;
+    private ExecutorService executor;
     // The application's resolvers, as the extension found them among all the deployment's beans (an injected
     // Instance sees only what the library's bean archive may see: on Payara not the WAR's own classes).
     private List<OutcomeResolver> outcomeResolvers = List.of();
@@ -119,7 +122,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      * @throws IdempotencyDefinitionException for any invalid setting or annotation value
      */
     public synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader,
-                                   Optional<ScopeResolver> scopeResolver, List<OutcomeResolver> outcomeResolvers) {
+                                   Optional<ScopeResolver> scopeResolver, List<OutcomeResolver> outcomeResolvers,
+                                   Optional<ExecutorService> executorBean) {
         if (started) {
             return;
         }
@@ -142,6 +146,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                         + " externalSideEffects = true but no OutcomeResolver bean handles it: provide one that asks"
                         + " the downstream system whether an earlier attempt acted, or drop externalSideEffects");
             }
+        }
+        if (policies.values().stream().anyMatch(EndpointPolicy::asynchronous)) {
+            executor = executorBean.orElseGet(IdempotencyRuntime::defaultExecutor);
         }
         clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         canonicalJson = new JacksonCanonicalJson();
@@ -181,6 +188,23 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         scheduleMaintenance(databaseClock);
         started = true;
+    }
+
+    private static ExecutorService defaultExecutor() {
+        try {
+            if (new InitialContext().lookup(DEFAULT_EXECUTOR) instanceof ExecutorService managed) {
+                return managed;
+            }
+        } catch (NamingException | LinkageError e) {
+            // Reported below.
+        }
+        throw new IdempotencyDefinitionException("IDEM-D014 an asynchronous @Idempotent endpoint needs an executor:"
+                + " none at " + DEFAULT_EXECUTOR + " and no ExecutorService bean qualified @IdempotencyExecutor");
+    }
+
+    /** The executor of asynchronous endpoints' tasks; null when no endpoint is asynchronous. */
+    public ExecutorService executor() {
+        return executor;
     }
 
     private RecordStore jdbcStore() {
@@ -487,7 +511,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         exchange.settled(Optional.empty());
     }
 
-    private void fire(IdempotencyEvent event) {
+    /** Fires an event of the library for the application's observers (an observer's failure is logged). */
+    public void fire(IdempotencyEvent event) {
         try {
             events.fire(event);
         } catch (RuntimeException e) {

@@ -65,6 +65,15 @@ public class IdempotentExchange implements IdempotencyContext {
         stage.set(new ExchangeStage.Running(stage.get().request(), claim));
     }
 
+    /**
+     * An asynchronous task runs the claimed operation: this exchange is the task's, in the request context
+     * of the executor's thread, so that the method's nested calls and {@link #derive} see the operation and the
+     * end of that context gives back a claim the task did not settle.
+     */
+    public void runningTask(CapturedRequest request, Claim claim) {
+        stage.set(new ExchangeStage.Running(request, claim));
+    }
+
     /** The claim needs nothing more; {@code reply}, if any, is what goes out. */
     public void settled(Optional<Reply> reply) {
         ExchangeStage now = stage.get();

@@ -1,6 +1,9 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.internal.CapturedRequest;
+import dev.idempotency.internal.ResponseSnapshots;
+import dev.idempotency.spi.StoredResponse;
 import dev.idempotency.internal.OperationStatus;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
@@ -31,7 +34,11 @@ import jakarta.ws.rs.core.UriInfo;
  * }
  * }</pre>
  *
- * A key of another principal or tenant resolves to another scope and so answers 404, exactly as a key
+ * For an {@link dev.idempotency.Idempotent#asynchronous() asynchronous} endpoint it answers {@code 202} with
+ * {@code Retry-After} while the task runs, then the task's stored outcome (status, {@code Location}, body, marked
+ * {@code Idempotent-Replayed}); a task that ended retryably shows its state, and a retry of the key runs it again.
+ *
+ * <p>A key of another principal or tenant resolves to another scope and so answers 404, exactly as a key
  * that was never used: the answer reveals nothing about other callers.
  */
 public abstract class IdempotencyStatusResource {
@@ -55,6 +62,34 @@ public abstract class IdempotencyStatusResource {
         IdempotencyRecord record = runtime.findOwn(request, endpoint(), key).orElseThrow(() ->
                 new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
-        return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
+        EndpointPolicy policy = runtime.policy(endpoint());
+        if (!policy.asynchronous()) {
+            return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
+        }
+        // The task's status: 202 while it runs, then its stored outcome; a retryable end leaves the state for
+        // the client, whose retry of the key runs the operation again.
+        return switch (record.status()) {
+            case PROCESSING -> Response.accepted(OperationStatus.json(record)).type(MediaType.APPLICATION_JSON_TYPE)
+                    .header(HttpHeaders.RETRY_AFTER, Math.max(1, (policy.retryAfterMax().toMillis() + 999) / 1000))
+                    .build();
+            case SUCCEEDED, FAILED_FINAL -> outcome(runtime.opened(record.response().orElseThrow(() ->
+                    new IllegalStateException("IDEM-X002 a finished record without a response: " + record.scopeKey())),
+                    record.scopeKey()));
+            case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
+        };
+    }
+
+    private static Response outcome(StoredResponse stored) {
+        Response.ResponseBuilder response = Response.status(stored.status());
+        stored.headers().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_TYPE)) {
+                values.forEach(value -> response.header(name, value));
+            }
+        });
+        String contentType = stored.header(HttpHeaders.CONTENT_TYPE);
+        if (stored.body().length > 0) {
+            response.entity(stored.body()).type(contentType);
+        }
+        return response.header(ResponseSnapshots.REPLAYED_HEADER, "true").build();
     }
 }

@@ -117,6 +117,18 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void anAsynchronousEndpointWithoutAnExecutor() {
+        // No java:comp/DefaultManagedExecutorService outside a server, and no @IdempotencyExecutor bean.
+        assertDeploymentFails(Misuses.AsynchronousWithoutExecutor.class, "IDEM-D014",
+                "java:comp/DefaultManagedExecutorService");
+        try (WeldContainer container = weld(Misuses.AsynchronousWithoutExecutor.class)
+                .addBeanClasses(Misuses.TaskExecutor.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.methods()).extracting(IdempotentMethod::endpoint).containsExactly("exports.create");
+        }
+    }
+
+    @Test
     void withTwoScopeResolvers() {
         assertThatThrownBy(() -> weld(Misuses.Valid.class).addBeanClasses(Misuses.OneScope.class, Misuses.OtherScope.class)
                 .initialize().close())

@@ -166,6 +166,26 @@ final class Misuses {
         }
     }
 
+    public static class AsynchronousWithoutExecutor {
+        @POST
+        @Idempotent(endpoint = "exports.create", asynchronous = true)
+        public String create() {
+            return "";
+        }
+    }
+
+    /** The executor of asynchronous tasks an application provides: with it, AsynchronousWithoutExecutor deploys. */
+    public static class TaskExecutor {
+        @jakarta.enterprise.inject.Produces
+        @dev.idempotency.IdempotencyExecutor
+        static final java.util.concurrent.ExecutorService TASKS = java.util.concurrent.Executors.newSingleThreadExecutor(
+                task -> {
+                    Thread thread = new Thread(task, "deployment-test-tasks");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+    }
+
     /** Knows payouts.create: with it, SideEffectsWithoutResolver deploys. */
     @ApplicationScoped
     public static class PayoutResolver implements dev.idempotency.spi.OutcomeResolver {

@@ -50,6 +50,7 @@ final class EndpointFixture {
         System.setProperty("idempotency.endpoints.payments.large-kept.max-response-bytes", "4096");
         System.setProperty("idempotency.replayed-headers", "X-Payment-Region");
         System.setProperty("idempotency.endpoints.payments.redacted.redact-fields", "chargeKey");
+        System.setProperty("idempotency.endpoints.payments.async.status-path", "async-operations");
     }
 
     static Weld weld() {
@@ -59,7 +60,7 @@ final class EndpointFixture {
                 .addExtension(new IdempotencyExtension())
                 .addExtension(new TransactionExtension())
                 .addBeanClasses(PaymentResource.class, Payments.class, EventLog.class, MutableClock.class,
-                        TestStore.class, TransactionalInterceptorRequired.class);
+                        TestStore.class, TransactionalInterceptorRequired.class, TaskExecutor.class);
     }
 
     static EntityManagerFactory hibernate() {
@@ -90,6 +91,7 @@ final class EndpointFixture {
         dispatcher.getRegistry().addResourceFactory(new SingletonResource(paymentResource,
                 ResourceBuilder.rootResourceFromAnnotations(PaymentResource.class)));
         dispatcher.getRegistry().addPerRequestResource(PaymentOperations.class);
+        dispatcher.getRegistry().addPerRequestResource(AsyncPaymentOperations.class);
         return new Http(dispatcher);
     }
 }

@@ -13,7 +13,30 @@ public class EventLog {
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
 
     void on(@Observes IdempotencyEvent event) {
-        events.add(event);
+        synchronized (events) {
+            events.add(event);
+            events.notifyAll();
+        }
+    }
+
+    /** The first event that matches, once it has been fired (waiting at most 10 s for it). */
+    public <T extends IdempotencyEvent> T await(Class<T> type, java.util.function.Predicate<T> matching)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        synchronized (events) {
+            while (true) {
+                for (IdempotencyEvent event : events) {
+                    if (type.isInstance(event) && matching.test(type.cast(event))) {
+                        return type.cast(event);
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("no " + type.getSimpleName() + " as expected among " + events);
+                }
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(events, left);
+            }
+        }
     }
 
     public List<IdempotencyEvent> events() {

@@ -178,6 +178,16 @@ public class PaymentResource {
         }
     }
 
+    /** A long payment as an asynchronous task: answered 202 at once, run on the executor (ADR 10). */
+    @POST
+    @Path("async")
+    @Idempotent(endpoint = "payments.async", asynchronous = true, finalOn = PaymentRejected.class,
+            retryOn = AcquirerUnavailable.class)
+    public Response createAsync(PaymentRequest request, @HeaderParam("X-Fail") String fail) {
+        // No @Context UriInfo: RESTEasy's is bound to the request's thread, and the task runs on another.
+        return pay(request, null, fail, null);
+    }
+
     @GET
     @Path("{id}")
     public PaymentView get(@PathParam("id") String id) {
@@ -224,7 +234,9 @@ public class PaymentResource {
         if ("rollback-only".equals(fail)) {
             markRollbackOnly();
         }
-        return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
+        // Without the request's UriInfo, a relative Location, resolved against the base URI as JAX-RS does.
+        return (uri == null ? Response.status(201).header("Location", java.net.URI.create("payments/" + payment.id))
+                : Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build()))
                 .header("Set-Cookie", "session=secret")
                 .header("X-Payment-Region", "eu")
                 .entity(new PaymentView(payment.id, payment.merchantOrderNo, payment.amount, payment.currency,

@@ -28,6 +28,7 @@ public final class PolicyBuilder {
     public Map<String, String> fieldDefaults = Map.of();
     public java.util.Optional<dev.idempotency.core.FingerprintRules> previousRules = java.util.Optional.empty();
     public java.util.Optional<java.time.Instant> previousRulesUntil = java.util.Optional.empty();
+    public boolean asynchronous;
 
     public static PolicyBuilder defaults() {
         return new PolicyBuilder();
@@ -43,6 +44,6 @@ public final class PolicyBuilder {
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 ignoredFields, fieldDefaults, maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
-                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil);
+                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil, asynchronous);
     }
 }

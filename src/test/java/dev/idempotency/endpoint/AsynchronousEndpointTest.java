@@ -1,0 +1,229 @@
+package dev.idempotency.endpoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.testing.Databases;
+import dev.idempotency.testing.TestDatabase;
+import jakarta.persistence.EntityManagerFactory;
+import org.jboss.weld.junit5.EnableWeld;
+import org.jboss.weld.junit5.WeldInitiator;
+import org.jboss.weld.junit5.WeldSetup;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An asynchronous endpoint ({@code @Idempotent(asynchronous = true)}, ADR 10) through the JAX-RS runtime: the
+ * first request is answered 202 at once, the method runs on the executor's thread in its own transaction, and
+ * its outcome is served by the status resource and replayed to retries.
+ */
+@EnableWeld
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AsynchronousEndpointTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String PAYMENT = "{\"merchantOrderNo\":\"%s\",\"amount\":%s,\"currency\":\"EUR\"}";
+    private static final dev.idempotency.core.ScopeDigest SCOPE_DIGEST = new dev.idempotency.core.ScopeDigest(
+            EndpointFixture.SECRET.getBytes(StandardCharsets.UTF_8), java.util.List.of());
+
+    @WeldSetup
+    WeldInitiator weld = WeldInitiator.from(EndpointFixture.weld()).build();
+
+    private EntityManagerFactory emf;
+    private Http http;
+    private EventLog events;
+    private final TestDatabase h2 = Databases.named("h2");
+
+    @BeforeAll
+    void start() {
+        emf = EndpointFixture.hibernate();
+        weld.select(Payments.class).get().use(emf);
+        http = EndpointFixture.http(weld.select(PaymentResource.class).get());
+    }
+
+    @AfterAll
+    void stop() {
+        emf.close();
+    }
+
+    @BeforeEach
+    void clean() {
+        h2.update("DELETE FROM test_payment");
+        h2.update("DELETE FROM " + TestStore.TABLE);
+        h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
+        h2.update("DELETE FROM " + TestStore.TABLE + "_released");
+        events = weld.select(EventLog.class).get();
+        events.clear();
+        PaymentResource.duringExecution = key -> { };
+        TaskExecutor.refusing = false;
+    }
+
+    @AfterEach
+    void releaseHeld() {
+        PaymentResource.duringExecution = key -> { };
+        TaskExecutor.refusing = false;
+    }
+
+    @Test
+    void theFirstRequestIs202AtOnceAndTheTaskStoresAnOutcomeThatTheStatusResourceAndRetriesServe() throws Exception {
+        String key = newKey();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread[] taskThread = new Thread[1];
+        PaymentResource.duringExecution = k -> {
+            taskThread[0] = Thread.currentThread();
+            running.countDown();
+            await(release);
+        };
+
+        Http.Reply accepted = http.post("payments/async", payment("AS-1", "10.00")).key(key).send();
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertThat(accepted.header("Location")).isEqualTo(Http.BASE + "async-operations/" + key);
+        assertThat(accepted.header("Retry-After")).isEqualTo("5");
+        assertThat(JSON.readTree(accepted.body()).get("state").asText()).isEqualTo("PROCESSING");
+        await(running);
+        assertThat(taskThread[0].getName()).as("the method runs on the executor").startsWith("test-tasks");
+
+        Http.Reply duplicate = http.post("payments/async", payment("AS-1", "10.00")).key(key).send();
+        assertThat(duplicate.status()).isEqualTo(202);
+        assertThat(duplicate.header("Location")).isEqualTo(accepted.header("Location"));
+        Http.Reply polled = http.get("async-operations/" + key).send();
+        assertThat(polled.status()).isEqualTo(202);
+        assertThat(polled.header("Retry-After")).isEqualTo("5");
+        assertThat(JSON.readTree(polled.body()).get("state").asText()).isEqualTo("PROCESSING");
+
+        release.countDown();
+        IdempotencyEvent.TaskEnded ended = events.await(IdempotencyEvent.TaskEnded.class, e -> true);
+        assertThat(ended.status()).isEqualTo(RecordStatus.SUCCEEDED);
+        Http.Reply outcome = http.get("async-operations/" + key).send();
+        assertThat(outcome.status()).as(outcome.text()).isEqualTo(201);
+        assertThat(outcome.header("Location")).startsWith(Http.BASE + "payments/");
+        assertThat(outcome.header("Idempotent-Replayed")).isEqualTo("true");
+        JsonNode body = JSON.readTree(outcome.body());
+        assertThat(body.get("merchantOrderNo").asText()).isEqualTo("AS-1");
+        assertThat(body.get("chargeKey").asText()).as("derived in the task, from its operation").isNotBlank();
+        assertThat(body.get("attempt").asInt()).isEqualTo(1);
+
+        Http.Reply replay = http.post("payments/async", payment("AS-1", "10.00")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.header("Location")).isEqualTo(outcome.header("Location"));
+        assertThat(replay.body()).isEqualTo(outcome.body());
+        assertThat(payments("AS-1")).as("one execution").isEqualTo(1);
+        assertThat(record(key)).isEqualTo("SUCCEEDED");
+    }
+
+    @Test
+    void aFinalFailureOfTheTaskIsRenderedByTheApplicationsMapperAndStored() throws Exception {
+        String key = newKey();
+        // amount 0: the method throws PaymentRejected on the executor's thread, mapped by the application to 400.
+        assertThat(http.post("payments/async", payment("AS-2", "0")).key(key).send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true).status())
+                .isEqualTo(RecordStatus.FAILED_FINAL);
+        Http.Reply outcome = http.get("async-operations/" + key).send();
+        assertThat(outcome.status()).isEqualTo(400);
+        assertThat(outcome.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(JSON.readTree(outcome.body()).get("detail").asText()).isEqualTo("amount must be positive");
+        Http.Reply replay = http.post("payments/async", payment("AS-2", "0")).key(key).send();
+        assertThat(replay.status()).isEqualTo(400);
+        assertThat(replay.body()).isEqualTo(outcome.body());
+        assertThat(record(key)).isEqualTo("FAILED_FINAL");
+    }
+
+    @Test
+    void aRetryableFailureGivesTheClaimBackAndARetryOfTheKeyRunsTheTaskAgain() throws Exception {
+        String key = newKey();
+        // AcquirerUnavailable after the payment was written: mapped to 503, so nothing of it stays.
+        assertThat(http.post("payments/async", payment("AS-3", "10.00")).key(key).header("X-Fail", "transient")
+                .send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true).status())
+                .isEqualTo(RecordStatus.FAILED_RETRYABLE);
+        Http.Reply state = http.get("async-operations/" + key).send();
+        assertThat(state.status()).isEqualTo(200);
+        assertThat(JSON.readTree(state.body()).get("state").asText()).isEqualTo("FAILED_RETRYABLE");
+        assertThat(payments("AS-3")).as("rolled back").isZero();
+
+        events.clear();
+        assertThat(http.post("payments/async", payment("AS-3", "10.00")).key(key).send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true).status())
+                .isEqualTo(RecordStatus.SUCCEEDED);
+        Http.Reply outcome = http.get("async-operations/" + key).send();
+        assertThat(outcome.status()).isEqualTo(201);
+        assertThat(JSON.readTree(outcome.body()).get("attempt").asInt()).isEqualTo(2);
+        assertThat(payments("AS-3")).isEqualTo(1);
+    }
+
+    @Test
+    void aTaskThatMarksItsTransactionRollbackOnlyCommitsNothingAndIsRetryable() throws Exception {
+        String key = newKey();
+        assertThat(http.post("payments/async", payment("AS-4", "10.00")).key(key).header("X-Fail", "rollback-only")
+                .send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true).status())
+                .isEqualTo(RecordStatus.FAILED_RETRYABLE);
+        assertThat(payments("AS-4")).isZero();
+        assertThat(record(key)).isEqualTo("FAILED_RETRYABLE");
+    }
+
+    @Test
+    void aTaskTheExecutorRefusesIs503TaskNotAcceptedAndLeavesTheKeyFreeForARetry() throws Exception {
+        String key = newKey();
+        TaskExecutor.refusing = true;
+        Http.Reply refused = http.post("payments/async", payment("AS-5", "10.00")).key(key).send();
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(refused.header("Retry-After")).isEqualTo("5");
+        assertThat(JSON.readTree(refused.body()).get("type").asText()).endsWith("/task-not-accepted");
+        assertThat(record(key)).isEqualTo("FAILED_RETRYABLE");
+
+        TaskExecutor.refusing = false;
+        assertThat(http.post("payments/async", payment("AS-5", "10.00")).key(key).send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> e.status() == RecordStatus.SUCCEEDED))
+                .isNotNull();
+        assertThat(payments("AS-5")).isEqualTo(1);
+    }
+
+    @Test
+    void anotherCallersKeyIsNotFoundByTheStatusResource() throws Exception {
+        String key = newKey();
+        assertThat(http.post("payments/async", payment("AS-6", "10.00")).key(key).send().status()).isEqualTo(202);
+        events.await(IdempotencyEvent.TaskEnded.class, e -> true);
+        assertThat(http.get("async-operations/" + key).user("bob").send().status()).isEqualTo(404);
+    }
+
+    private String record(String key) {
+        String scopeKey = SCOPE_DIGEST.of(new dev.idempotency.Scope("", "alice", "payments.async", key));
+        var rows = h2.query("SELECT status AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
+        return rows.isEmpty() ? null : String.valueOf(rows.get(0).get("v"));
+    }
+
+    private long payments(String order) {
+        return h2.count("SELECT COUNT(*) FROM test_payment WHERE merchant_order_no = ?", order);
+    }
+
+    private static String payment(String order, String amount) {
+        return String.format(PAYMENT, order, amount);
+    }
+
+    private static String newKey() {
+        return UUID.randomUUID().toString();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
