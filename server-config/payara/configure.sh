@@ -42,6 +42,8 @@ if [ "$demo" = "--demo" ]; then
   echo "payments-service;$(ssha256 "$service_password");user" >> "$dir/keyfile"
   echo "demo.service.password=$service_password" >> "$dir/system.properties"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api" >> "$dir/system.properties"
+  # The demo's fault headers (X-Demo-*) act on this server: for trying the library out and for the tests.
+  echo "demo.faults=true" >> "$dir/system.properties"
   # Users may have 5 operations in flight; the payments service calls the acquirer for all of them.
   echo "idempotency.endpoints.acquirer.charges.max-in-flight-per-principal=0" >> "$dir/system.properties"
 fi

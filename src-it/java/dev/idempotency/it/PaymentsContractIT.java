@@ -157,6 +157,17 @@ class PaymentsContractIT {
     }
 
     @Test
+    void anInvalidPaymentNamesEveryRuleItBreaks() {
+        Api.Reply invalid = api.post("payments", "{\"merchantOrderNo\":\"\",\"amount\":1.001,\"currency\":\"eur\"}")
+                .key(key()).send();
+        assertProblem(invalid, 400, null);
+        assertThat(invalid.json().get("detail").asText()).contains("merchantOrderNo must be 1 to 128 characters",
+                "amount must be positive, below 1e9, with at most 2 decimals", "currency must be 3 upper-case letters");
+        Api.Reply noBody = api.post("payments", "null").key(key()).send();
+        assertProblem(noBody, 400, null);
+    }
+
+    @Test
     void anOrderPaidUnderAnotherKeyIs409NamingThePayment() {
         String order = order("H");
         String paid = api.post("payments", payment(order, "9")).key(key()).send().json().get("id").asText();

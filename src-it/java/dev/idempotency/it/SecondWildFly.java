@@ -26,7 +26,8 @@ final class SecondWildFly implements AutoCloseable {
         this.base = base;
     }
 
-    static SecondWildFly start() throws IOException, InterruptedException {
+    /** Started with the first node's server properties, plus {@code extraProperties} ("name=value" each). */
+    static SecondWildFly start(String... extraProperties) throws IOException, InterruptedException {
         Path firstDir = Path.of(System.getProperty("it.server.dir"));
         Path dir = firstDir.resolveSibling(firstDir.getFileName() + "-node2");
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
@@ -40,7 +41,8 @@ final class SecondWildFly implements AutoCloseable {
                 "DB_URL", databaseUrl,
                 "HTTP_PORT", Integer.toString(port),
                 "IDEMPOTENCY_SECRET", Files.readString(Path.of(firstDir + ".secret")).trim(),
-                "EXTRA_SYSTEM_PROPERTIES", Files.readString(Path.of(firstDir + ".properties")).trim()));
+                "EXTRA_SYSTEM_PROPERTIES", (Files.readString(Path.of(firstDir + ".properties")).trim() + " "
+                        + String.join(" ", extraProperties)).trim()));
         if (provision.start().waitFor() != 0) {
             throw new IllegalStateException("could not provision the second WildFly");
         }

@@ -34,7 +34,8 @@ public class AcquirerPayoutClient {
 
     @PostConstruct
     void open() {
-        client = AcquirerClients.asServiceUser(servicePassword, readTimeoutMillis).build();
+        client = AcquirerClients.asServiceUser(servicePassword, readTimeoutMillis).register(DemoFaults.Forwarded.class)
+                .build();
     }
 
     @PreDestroy
@@ -42,17 +43,14 @@ public class AcquirerPayoutClient {
         client.close();
     }
 
-    /** Pays out under the caller's reference; {@code acquirerDelayMillis} slows the acquirer down (demo fault). */
-    public PayoutView payout(PayoutRequest request, String reference, Long acquirerDelayMillis) {
+    /** Pays out under the caller's reference. */
+    public PayoutView payout(PayoutRequest request, String reference) {
         PayoutRequest body = new PayoutRequest();
         body.beneficiary = request.beneficiary;
         body.amount = request.amount;
         body.currency = request.currency;
         body.reference = reference;
         var call = client.target(baseUrl).path("acquirer/payouts").request(MediaType.APPLICATION_JSON);
-        if (acquirerDelayMillis != null) {
-            call.header("X-Demo-Delay-Ms", acquirerDelayMillis);
-        }
         try (Response response = call.post(Entity.json(body))) {
             if (response.getStatus() != 201) {
                 throw response.getStatus() >= 500 ? DemoProblem.transientFailure()

@@ -4,6 +4,7 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyContext;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.validation.Validator;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
@@ -33,15 +34,15 @@ public class AcquirerResource {
     EntityManager em;
     @Inject
     IdempotencyContext idempotency;
+    @Inject
+    Validator validator;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Transactional
     @Idempotent(endpoint = "acquirer.charges")
     public Response charge(PaymentRequest request, @Context UriInfo uri) {
-        if (request == null || request.merchantOrderNo == null || request.amount == null || request.currency == null) {
-            throw DemoProblem.invalid("merchantOrderNo, amount and currency are required");
-        }
+        DemoProblem.requireValid(validator, request);
         Charge charge = new Charge();
         charge.id = UUID.randomUUID().toString();
         charge.merchantOrderNo = request.merchantOrderNo;

@@ -2,9 +2,13 @@ package dev.idempotency.demo;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validator;
+import jakarta.validation.groups.Default;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.ext.ExceptionMapper;
-import jakarta.ws.rs.ext.Provider;
+
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The demo's own errors as RFC 9457 problems, each with a stable type URI. A 4xx is a final outcome for
@@ -31,6 +35,23 @@ public class DemoProblem extends RuntimeException {
 
     static DemoProblem invalid(String detail) {
         return new DemoProblem(400, "invalid-payment", "Invalid payment", detail, null, null);
+    }
+
+    /**
+     * Checks a request body against its Bean Validation constraints (and {@code groups}, besides the default
+     * one): a missing body or any violation is a 400 naming every violated rule.
+     */
+    static void requireValid(Validator validator, Object request, Class<?>... groups) {
+        if (request == null) {
+            throw invalid("a JSON body is required");
+        }
+        Class<?>[] all = java.util.stream.Stream.concat(java.util.stream.Stream.of(Default.class),
+                java.util.Arrays.stream(groups)).toArray(Class<?>[]::new);
+        Set<ConstraintViolation<Object>> violations = validator.validate(request, all);
+        if (!violations.isEmpty()) {
+            throw invalid(violations.stream().map(ConstraintViolation::getMessage).distinct().sorted()
+                    .collect(Collectors.joining("; ")));
+        }
     }
 
     static DemoProblem alreadyPaid(String merchantOrderNo, String paymentId) {
@@ -62,25 +83,38 @@ public class DemoProblem extends RuntimeException {
         return new DemoProblem(502, "acquirer-failed", "Acquirer failed", "the acquirer answered " + status, null, 1);
     }
 
-    /** Renders a {@link DemoProblem}. */
-    @Provider
-    public static class Mapper implements ExceptionMapper<DemoProblem> {
-        @Override
-        public Response toResponse(DemoProblem e) {
-            JsonObjectBuilder json = Json.createObjectBuilder()
-                    .add("type", TYPE_BASE + e.slug)
-                    .add("title", e.title)
-                    .add("status", e.status)
-                    .add("detail", e.getMessage());
-            if (e.paymentId != null) {
-                json.add("paymentId", e.paymentId);
-            }
-            Response.ResponseBuilder response = Response.status(e.status).type("application/problem+json")
-                    .entity(json.build().toString());
-            if (e.retryAfter != null) {
-                response.header("Retry-After", e.retryAfter);
-            }
-            return response.build();
+    static DemoProblem databaseUnavailable() {
+        return new DemoProblem(503, "database-unavailable", "Database unavailable",
+                "the payment could not be stored; retry with the same Idempotency-Key", null, 1);
+    }
+
+    static DemoProblem commitFailed() {
+        return new DemoProblem(503, "commit-failed", "Commit failed",
+                "the payment could not be committed; retry with the same Idempotency-Key", null, 1);
+    }
+
+    /** An error of the HTTP layer (unknown path or method, wrong media type, unreadable body) with its status. */
+    static DemoProblem http(int status, String reason) {
+        String title = reason == null ? "HTTP " + status : reason;
+        String detail = status == 400 ? "the request body does not match the API (unknown field or wrong type)" : title;
+        return new DemoProblem(status, "http-" + status, title, detail, null, null);
+    }
+
+    /** The problem+json response. */
+    Response toResponse() {
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("type", TYPE_BASE + slug)
+                .add("title", title)
+                .add("status", status)
+                .add("detail", getMessage());
+        if (paymentId != null) {
+            json.add("paymentId", paymentId);
         }
+        Response.ResponseBuilder response = Response.status(status).type("application/problem+json")
+                .entity(json.build().toString());
+        if (retryAfter != null) {
+            response.header("Retry-After", retryAfter);
+        }
+        return response.build();
     }
 }

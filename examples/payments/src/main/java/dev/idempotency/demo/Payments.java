@@ -22,6 +22,7 @@ public class Payments {
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
+    @DemoFaults.At(DemoFaults.Point.AFTER_CHARGE)
     public void update(Payment payment) {
         em.merge(payment);
         em.flush();

@@ -4,8 +4,8 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyContext;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.validation.Validator;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -26,16 +26,15 @@ public class PayoutResource {
     AcquirerPayoutClient acquirer;
     @Inject
     IdempotencyContext idempotency;
+    @Inject
+    Validator validator;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Idempotent(endpoint = "payouts.create", externalSideEffects = true)
-    public Response create(PayoutRequest request, @HeaderParam("X-Demo-Acquirer-Delay-Ms") Long acquirerDelayMillis) {
-        if (request == null || request.beneficiary == null || request.beneficiary.isBlank() || request.amount == null
-                || request.amount.signum() <= 0 || request.currency == null || !request.currency.matches("[A-Z]{3}")) {
-            throw DemoProblem.invalid("beneficiary, a positive amount and a three-letter currency are required");
-        }
-        PayoutView payout = acquirer.payout(request, idempotency.derive("acquirer.payout"), acquirerDelayMillis);
+    public Response create(PayoutRequest request) {
+        DemoProblem.requireValid(validator, request);
+        PayoutView payout = acquirer.payout(request, idempotency.derive("acquirer.payout"));
         return Response.status(201).entity(payout.json()).type(MediaType.APPLICATION_JSON).build();
     }
 }

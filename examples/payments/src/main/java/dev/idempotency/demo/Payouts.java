@@ -28,6 +28,7 @@ public class Payouts {
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
+    @DemoFaults.At(DemoFaults.Point.BEFORE_SETTLEMENT)
     public Payout settle(String id) {
         Payout payout = em.find(Payout.class, id);
         payout.status = Payout.SETTLED;

@@ -1,0 +1,188 @@
+package dev.idempotency.demo;
+
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InterceptorBinding;
+import jakarta.interceptor.InvocationContext;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.ws.rs.client.ClientRequestContext;
+import jakarta.ws.rs.client.ClientRequestFilter;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.ext.Provider;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * The demo's fault injection, all of it, for the tests and for trying the library out: nothing here is part
+ * of the payments themselves, and none of it acts unless the server property {@code demo.faults} is
+ * {@code true} (scripts/demo.sh and the test servers set it; an application copied from the demo leaves it
+ * out). The request headers, read by {@link Headers}:
+ * <ul>
+ *   <li>{@code X-Demo-Delay-Ms} on {@code POST /payments}: the payment pauses after its charge is recorded,
+ *   inside its transaction; on {@code POST /acquirer/payouts}: the acquirer takes that long between
+ *   receiving a payout and settling it;</li>
+ *   <li>{@code X-Demo-Fail: transient} on {@code POST /payments}: fails after the charge (503, rolled back);
+ *   {@code X-Demo-Fail: at-commit}: the commit itself fails, after the idempotency record was updated in the
+ *   same transaction (503, both rolled back);</li>
+ *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
+ *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout.</li>
+ * </ul>
+ * They act at the {@link At} points of the demo's data services ({@link Injector}). The clock skew of a node
+ * is the server property {@code demo.clock-skew} ({@link DemoClock}).
+ */
+@RequestScoped
+public class DemoFaults {
+    static final String DELAY = "X-Demo-Delay-Ms";
+    static final String FAIL = "X-Demo-Fail";
+    static final String ACQUIRER_DELAY = "X-Demo-Acquirer-Delay-Ms";
+    private static final long MAX_DELAY_MS = 60_000;
+
+    private long delayMillis;
+    private String fail;
+    private Long acquirerDelayMillis;
+
+    // Set and read through methods: the filter and the interceptor hold the request-scoped proxy.
+    void record(long delayMillis, String fail, Long acquirerDelayMillis) {
+        this.delayMillis = delayMillis;
+        this.fail = fail;
+        this.acquirerDelayMillis = acquirerDelayMillis;
+    }
+
+    long delayMillis() {
+        return delayMillis;
+    }
+
+    String fail() {
+        return fail;
+    }
+
+    Long acquirerDelayMillis() {
+        return acquirerDelayMillis;
+    }
+
+    /** Whether this server honours the fault headers ({@code demo.faults}, default false). */
+    static boolean enabled() {
+        return ConfigProvider.getConfig().getOptionalValue("demo.faults", Boolean.class).orElse(false);
+    }
+
+    /** Where a fault acts. */
+    public enum Point {
+        /** A payment's charge was recorded, its transaction is still open. */
+        AFTER_CHARGE,
+        /** The acquirer received a payout and is about to settle it. */
+        BEFORE_SETTLEMENT
+    }
+
+    /** Marks a data-service method as a point where the request's faults act. */
+    @InterceptorBinding
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.METHOD, ElementType.TYPE})
+    public @interface At {
+        @Nonbinding
+        Point value() default Point.AFTER_CHARGE;
+    }
+
+    /** Reads the fault headers of a request into its {@link DemoFaults}, when the server honours them. */
+    @Provider
+    public static class Headers implements ContainerRequestFilter {
+        @Override
+        public void filter(ContainerRequestContext request) {
+            if (!enabled()) {
+                return;
+            }
+            String acquirerDelay = request.getHeaderString(ACQUIRER_DELAY);
+            CDI.current().select(DemoFaults.class).get().record(millis(request.getHeaderString(DELAY), DELAY),
+                    request.getHeaderString(FAIL), acquirerDelay == null ? null : millis(acquirerDelay, ACQUIRER_DELAY));
+        }
+
+        private static long millis(String value, String header) {
+            if (value == null) {
+                return 0;
+            }
+            try {
+                return Math.min(MAX_DELAY_MS, Math.max(0, Long.parseLong(value.trim())));
+            } catch (NumberFormatException e) {
+                throw DemoProblem.invalid(header + " must be a number of milliseconds");
+            }
+        }
+    }
+
+    /** Sends the request's acquirer delay along with a payout to the acquirer. */
+    public static class Forwarded implements ClientRequestFilter {
+        @Override
+        public void filter(ClientRequestContext call) {
+            if (!enabled() || !"POST".equals(call.getMethod())) {
+                return;
+            }
+            Long delay;
+            try {
+                delay = CDI.current().select(DemoFaults.class).get().acquirerDelayMillis();
+            } catch (jakarta.enterprise.context.ContextNotActiveException noRequest) {
+                return;
+            }
+            if (delay != null) {
+                call.getHeaders().putSingle(DELAY, delay);
+            }
+        }
+    }
+
+    /** Makes the request's faults happen at the points marked {@link At}. */
+    @At
+    @Interceptor
+    @Priority(Interceptor.Priority.APPLICATION)
+    public static class Injector {
+        @Inject
+        DemoFaults faults;
+        @jakarta.annotation.Resource
+        TransactionSynchronizationRegistry transaction;
+
+        @AroundInvoke
+        public Object inject(InvocationContext invocation) throws Exception {
+            Point point = invocation.getMethod().getAnnotation(At.class).value();
+            if (point == Point.BEFORE_SETTLEMENT) {
+                pause(faults.delayMillis());
+                return invocation.proceed();
+            }
+            Object result = invocation.proceed();
+            pause(faults.delayMillis());
+            if ("transient".equalsIgnoreCase(faults.fail())) {
+                throw DemoProblem.transientFailure();
+            }
+            if ("at-commit".equalsIgnoreCase(faults.fail())) {
+                transaction.registerInterposedSynchronization(new Synchronization() {
+                    @Override
+                    public void beforeCompletion() {
+                        throw new IllegalStateException(FAIL + ": at-commit");
+                    }
+
+                    @Override
+                    public void afterCompletion(int status) {
+                    }
+                });
+            }
+            return result;
+        }
+
+        private static void pause(long millis) {
+            if (millis <= 0) {
+                return;
+            }
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
