@@ -12,7 +12,8 @@ import java.time.Duration;
 /**
  * The application's clock, which the library uses for its own time unless it reads the database's
  * ({@code idempotency.clock=database}, the default). Demo-only fault: {@code demo.clock-skew} (an ISO-8601
- * duration, server property) makes this node's clock run ahead, as a node with a wrong clock would.
+ * duration, server property) makes this node's clock run ahead, as a node with a wrong clock would; like every
+ * fault of the demo it acts only where {@code demo.faults=true} ({@link DemoFaults}).
  */
 @ApplicationScoped
 public class DemoClock {
@@ -23,6 +24,6 @@ public class DemoClock {
     @Produces
     @Dependent
     Clock clock() {
-        return Clock.offset(Clock.systemUTC(), Duration.parse(skew));
+        return DemoFaults.enabled() ? Clock.offset(Clock.systemUTC(), Duration.parse(skew)) : Clock.systemUTC();
     }
 }

@@ -38,8 +38,8 @@ import java.lang.annotation.Target;
  *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
  *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout.</li>
  * </ul>
- * They act at the {@link At} points of the demo's data services ({@link Injector}). The clock skew of a node
- * is the server property {@code demo.clock-skew} ({@link DemoClock}).
+ * They act at the {@link At} points of the demo's data services ({@link Injector}). The clock skew of a node,
+ * the server property {@code demo.clock-skew}, is applied by {@link DemoClock}, under the same switch.
  */
 @RequestScoped
 public class DemoFaults {

@@ -1,7 +1,6 @@
 package dev.idempotency.demo;
 
 import dev.idempotency.Idempotent;
-import dev.idempotency.IdempotencyContext;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.persistence.PersistenceException;
@@ -38,8 +37,6 @@ public class PaymentResource {
     AcquirerClient acquirer;
     @Inject
     Tenants tenants;
-    @Inject
-    IdempotencyContext idempotency;
     @Inject
     Validator validator;
     @Context
