@@ -26,6 +26,20 @@ public class ProblemMapper implements ExceptionMapper<Exception> {
         return problemOf(e).toResponse();
     }
 
+    /**
+     * The same mapping for a commit that failed under {@code @Transactional}: Jersey (Payara) brings a mapper of
+     * its own for {@link TransactionalException}, closer to the type than {@code Exception}, which gives up with
+     * the container's HTML 500 when the cause has no mapper of its own; this one is as close, and the
+     * application's own mapper is chosen.
+     */
+    @Provider
+    public static class FailedCommit implements ExceptionMapper<TransactionalException> {
+        @Override
+        public Response toResponse(TransactionalException e) {
+            return problemOf(e).toResponse();
+        }
+    }
+
     private static DemoProblem problemOf(Exception e) {
         if (e instanceof DemoProblem problem) {
             return problem;
