@@ -164,6 +164,39 @@ class AsynchronousEndpointTest {
         assertThat(payments("AS-3")).isEqualTo(1);
     }
 
+    // What a crash of the task's node leaves: a task whose lease ran out (here one still running, so that its
+    // end is seen too). A retry takes the operation over and runs it as a task of its own; the first task,
+    // released afterwards, records nothing (fenced: the record has another owner token) and commits nothing
+    // (its payment meets the unique order of the second's): one payment, made by the second attempt.
+    @Test
+    void aTaskWhoseLeaseRanOutIsTakenOverByARetryAndFencedOutWhenItFinishes() throws Exception {
+        String key = newKey();
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (firstRunning.getCount() > 0) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+        };
+        assertThat(http.post("payments/async", payment("AS-7", "10.00")).key(key).send().status()).isEqualTo(202);
+        await(firstRunning);
+        // No lease renewal without a managed scheduler here: past the lease, the operation can be taken over.
+        weld.select(dev.idempotency.testing.MutableClock.class).get().advance(java.time.Duration.ofSeconds(31));
+
+        assertThat(http.post("payments/async", payment("AS-7", "10.00")).key(key).send().status()).isEqualTo(202);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true).status()).isEqualTo(RecordStatus.SUCCEEDED);
+        assertThat(events.events()).anyMatch(e -> e instanceof IdempotencyEvent.TakenOver);
+        releaseFirst.countDown();
+        events.await(IdempotencyEvent.Fenced.class, e -> true);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true, 2)).as("the first task ended").isNotNull();
+
+        Http.Reply outcome = http.get("async-operations/" + key).send();
+        assertThat(outcome.status()).isEqualTo(201);
+        assertThat(JSON.readTree(outcome.body()).get("attempt").asInt()).isEqualTo(2);
+        assertThat(payments("AS-7")).as("the fenced-out first task committed nothing").isEqualTo(1);
+    }
+
     @Test
     void aTaskThatMarksItsTransactionRollbackOnlyCommitsNothingAndIsRetryable() throws Exception {
         String key = newKey();

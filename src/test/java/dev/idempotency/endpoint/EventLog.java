@@ -22,11 +22,18 @@ public class EventLog {
     /** The first event that matches, once it has been fired (waiting at most 10 s for it). */
     public <T extends IdempotencyEvent> T await(Class<T> type, java.util.function.Predicate<T> matching)
             throws InterruptedException {
+        return await(type, matching, 1);
+    }
+
+    /** The {@code nth} event that matches (1 for the first), once it has been fired (waiting at most 10 s). */
+    public <T extends IdempotencyEvent> T await(Class<T> type, java.util.function.Predicate<T> matching, int nth)
+            throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
         synchronized (events) {
             while (true) {
+                int seen = 0;
                 for (IdempotencyEvent event : events) {
-                    if (type.isInstance(event) && matching.test(type.cast(event))) {
+                    if (type.isInstance(event) && matching.test(type.cast(event)) && ++seen == nth) {
                         return type.cast(event);
                     }
                 }
