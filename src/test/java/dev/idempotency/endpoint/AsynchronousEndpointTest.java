@@ -59,10 +59,7 @@ class AsynchronousEndpointTest {
 
     @BeforeEach
     void clean() {
-        h2.update("DELETE FROM test_payment");
-        h2.update("DELETE FROM " + TestStore.TABLE);
-        h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
-        h2.update("DELETE FROM " + TestStore.TABLE + "_released");
+        EndpointFixture.emptyTables(h2);
         events = weld.select(EventLog.class).get();
         events.clear();
         PaymentResource.duringExecution = key -> { };

@@ -76,6 +76,14 @@ final class EndpointFixture {
                 .createEntityManagerFactory();
     }
 
+    /** Before each test: no payments, no records, no charges against any caller's limits. */
+    static void emptyTables(dev.idempotency.testing.TestDatabase h2) {
+        h2.update("DELETE FROM test_payment");
+        h2.update("DELETE FROM " + TestStore.TABLE);
+        h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
+        h2.update("DELETE FROM " + TestStore.TABLE + "_released");
+    }
+
     static Http http(Object paymentResource) {
         Dispatcher dispatcher = MockDispatcherFactory.createDispatcher();
         dispatcher.getProviderFactory().register(new ResteasyJackson2Provider());

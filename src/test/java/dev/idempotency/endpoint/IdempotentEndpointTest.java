@@ -55,10 +55,7 @@ class IdempotentEndpointTest {
 
     @BeforeEach
     void clean() {
-        h2.update("DELETE FROM test_payment");
-        h2.update("DELETE FROM " + TestStore.TABLE);
-        h2.update("DELETE FROM " + TestStore.TABLE + "_quota");
-        h2.update("DELETE FROM " + TestStore.TABLE + "_released");
+        EndpointFixture.emptyTables(h2);
         weld.select(EventLog.class).get().clear();
         PaymentResource.duringExecution = key -> { };
     }
