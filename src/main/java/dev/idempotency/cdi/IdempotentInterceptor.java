@@ -237,10 +237,6 @@ public class IdempotentInterceptor {
             exchange.runningTask(request, claim);
             try {
                 execute(invocation, runtime.method(invocation.getMethod()), claim, request);
-                if (exchange.stage() instanceof ExchangeStage.Settled settled && settled.reply().isPresent()) {
-                    int status = settled.reply().get().response().status();
-                    ended = status < 400 ? RecordStatus.SUCCEEDED : status < 500 ? RecordStatus.FAILED_FINAL : ended;
-                }
             } catch (Exception | Error thrown) {
                 if (exchange.stage() instanceof ExchangeStage.Failed failed) {
                     StoredResponse rendered = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
@@ -251,6 +247,12 @@ public class IdempotentInterceptor {
                 }
                 LOG.log(java.util.logging.Level.INFO, "IDEM-I003 the task of " + claim + " ended with " + thrown
                         + "; its record is " + ended, thrown);
+            }
+            // What went out settled: a success, or a final failure recorded with it (one the application
+            // declared not to roll back is thrown after it was finished); a 5xx was given back.
+            if (exchange.stage() instanceof ExchangeStage.Settled settled && settled.reply().isPresent()) {
+                int status = settled.reply().get().response().status();
+                ended = status < 400 ? RecordStatus.SUCCEEDED : status < 500 ? RecordStatus.FAILED_FINAL : ended;
             }
         } catch (RuntimeException | Error unexpected) {
             LOG.log(java.util.logging.Level.WARNING, "IDEM-W013 the task of " + claim + " failed; its claim is given"
