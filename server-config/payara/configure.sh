@@ -44,6 +44,8 @@ if [ "$demo" = "--demo" ]; then
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api" >> "$dir/system.properties"
   # The demo's fault headers (X-Demo-*) act on this server: for trying the library out and for the tests.
   echo "demo.faults=true" >> "$dir/system.properties"
+  # POST /payments/async answers 202 with the Location of its own status resource (PaymentTaskOperations).
+  echo "idempotency.endpoints.payments.async.status-path=payments/operations" >> "$dir/system.properties"
   # Users may have 5 operations in flight; the payments service calls the acquirer for all of them.
   echo "idempotency.endpoints.acquirer.charges.max-in-flight-per-principal=0" >> "$dir/system.properties"
 fi

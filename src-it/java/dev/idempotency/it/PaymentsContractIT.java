@@ -77,6 +77,41 @@ class PaymentsContractIT {
     }
 
     @Test
+    void anAsynchronousPaymentIs202AtOnceAndItsOperationAnswersWithThePaymentOnceItIsMade() throws Exception {
+        String key = key();
+        String order = order("AS");
+        // Held a second inside its transaction on the executor: the record stays PROCESSING meanwhile.
+        Api.Reply accepted = api.post("payments/async", payment(order, "12.50")).key(key)
+                .header("X-Demo-Delay-Ms", "1000").send();
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertThat(Integer.parseInt(accepted.header("Retry-After"))).isPositive();
+        String location = accepted.header("Location");
+        assertThat(location).endsWith("/api/payments/operations/" + key);
+        String operation = location.substring(location.indexOf("/api/") + "/api/".length());
+        assertThat(api.get(operation).send().status()).isEqualTo(202);
+        Api.Reply duplicate = api.post("payments/async", payment(order, "12.50")).key(key).send();
+        assertThat(duplicate.status()).isEqualTo(202);
+        assertThat(duplicate.header("Location")).isEqualTo(location);
+
+        // A client polls the operation; this one more often than Retry-After asks, for a short test.
+        Api.Reply outcome = api.get(operation).send();
+        for (int i = 0; i < 150 && outcome.status() == 202; i++) {
+            Thread.sleep(100);
+            outcome = api.get(operation).send();
+        }
+        assertThat(outcome.status()).as(outcome.text()).isEqualTo(201);
+        assertThat(outcome.header("Location")).contains("/api/payments/");
+        assertThat(outcome.json().get("merchantOrderNo").asText()).isEqualTo(order);
+        assertThat(outcome.json().get("status").asText()).isEqualTo("CAPTURED");
+        Api.Reply replay = api.post("payments/async", payment(order, "12.50")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.body()).isEqualTo(outcome.body());
+        assertThat(payments(order)).hasSize(1);
+        assertThat(charges(order)).hasSize(1);
+    }
+
+    @Test
     void keyOrderWhitespaceNumberSpellingAndTraceIdDoNotChangeTheRequest() {
         String key = key();
         String order = order("B");

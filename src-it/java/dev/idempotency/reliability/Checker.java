@@ -71,7 +71,8 @@ final class Checker {
                     if (h.kind() != History.Kind.OK) {
                         continue;
                     }
-                    if (h.status() >= 200 && h.status() < 300) {
+                    // A 202 acknowledges an asynchronous operation accepted, not done: its outcome comes later.
+                    if (h.status() >= 200 && h.status() < 300 && h.status() != 202) {
                         successBodies.add(h.bodyHash());
                         if (payments != 1 || !"SUCCEEDED".equals(status)) {
                             lost++;

@@ -38,7 +38,7 @@ final class LoadClient {
 
     /** One request, recorded. Returns the status, or 0 when nothing was received. */
     Answer send(URI node, Operations.Operation op, boolean sameBody, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(node.resolve("api/payments")).timeout(timeout)
+        HttpRequest.Builder request = HttpRequest.newBuilder(node.resolve(op.path())).timeout(timeout)
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", op.key())
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
@@ -164,11 +164,14 @@ final class LoadClient {
         return inFlight;
     }
 
-    /** A client's last retries: the same request until it has a final answer (not 409/429/503/none). */
+    /**
+     * A client's last retries: the same request until it has a final answer (not 409/429/503/none, and not the
+     * 202 of an asynchronous operation that is still running).
+     */
     Answer settle(URI node, Operations.Operation op) {
         Answer answer = send(node, op, true);
-        for (int i = 0; i < 30 && (answer.status() == 0 || answer.status() == 409 || answer.status() == 425
-                || answer.status() == 429 || answer.status() == 503); i++) {
+        for (int i = 0; i < 30 && (answer.status() == 0 || answer.status() == 202 || answer.status() == 409
+                || answer.status() == 425 || answer.status() == 429 || answer.status() == 503); i++) {
             sleep(answer.retryAfterMillis());
             answer = send(node, op, true);
         }

@@ -13,11 +13,23 @@ final class Operations {
             "mallory", "globex");
     private static final List<String> USERS = List.of("alice", "bob", "carol");
 
-    /** One operation: an idempotency key, its caller, its business key and its request body. */
-    record Operation(String key, String user, String order, String body, String otherBody) {
+    /** The demo's synchronous payment endpoint, and its asynchronous one (POST /payments/async). */
+    static final String PAYMENTS = "payments.create";
+    static final String ASYNC_PAYMENTS = "payments.async";
+
+    /**
+     * One operation: an idempotency key, its caller, its business key and its request body, sent to an endpoint
+     * ({@link #PAYMENTS} or {@link #ASYNC_PAYMENTS}).
+     */
+    record Operation(String key, String user, String order, String body, String otherBody, String endpoint) {
         /** The record's primary key, as the library computes it (the demo's ScopeResolver: tenant by user). */
         String scopeKey() {
-            return Operations.scopeKey(user, key);
+            return Operations.scopeKey(new Scope(TENANT.get(user), user, endpoint, key));
+        }
+
+        /** The path the operation is posted to, under the demo's base URI. */
+        String path() {
+            return ASYNC_PAYMENTS.equals(endpoint) ? "api/payments/async" : "api/payments";
         }
 
         /** The key the payments service sent the acquirer (IdempotencyContext.derive("acquirer.charge")). */
@@ -86,13 +98,18 @@ final class Operations {
 
     /** Operations of one user, or spread over alice, bob and carol when {@code user} is null. */
     static List<Operation> create(String run, int count, String user) {
+        return create(run, count, user, PAYMENTS);
+    }
+
+    /** Operations spread over alice, bob and carol, sent to {@code endpoint}. */
+    static List<Operation> create(String run, int count, String user, String endpoint) {
         List<Operation> ops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String order = "F" + i + "-" + run;
             String body = "{\"merchantOrderNo\":\"" + order + "\",\"amount\":" + (i % 97 + 1) + ".25,\"currency\":\"EUR\"}";
             String other = body.replace(".25,", ".75,");
             ops.add(new Operation("fault-" + run + "-" + i, user != null ? user : USERS.get(i % USERS.size()), order,
-                    body, other));
+                    body, other, endpoint));
         }
         return ops;
     }

@@ -1,5 +1,7 @@
 package dev.idempotency.demo;
 
+import dev.idempotency.IdempotencyContext;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.enterprise.inject.spi.CDI;
@@ -19,6 +21,7 @@ import jakarta.ws.rs.ext.Provider;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.annotation.ElementType;
+import java.util.Map;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
@@ -38,7 +41,8 @@ import java.lang.annotation.Target;
  *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
  *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout.</li>
  * </ul>
- * They act at the {@link At} points of the demo's data services ({@link Injector}). The clock skew of a node,
+ * They act at the {@link At} points of the demo's data services ({@link Injector}), also inside the task of
+ * {@code POST /payments/async}, which gets the faults its request carried. The clock skew of a node,
  * the server property {@code demo.clock-skew}, is applied by {@link DemoClock}, under the same switch.
  */
 @RequestScoped
@@ -51,6 +55,35 @@ public class DemoFaults {
     private long delayMillis;
     private String fail;
     private Long acquirerDelayMillis;
+
+    // The faults of the latest request of each operation (caller and key), for its asynchronous task: the task
+    // runs in a request context of its own on the executor's thread, where the request's headers are not.
+    private static final Map<String, Recorded> OF_OPERATIONS = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Recorded> eldest) {
+                    return size() > 10_000;
+                }
+            });
+
+    private record Recorded(long delayMillis, String fail, Long acquirerDelayMillis) {
+    }
+
+    @Inject
+    IdempotencyContext idempotency;
+
+    /** In an asynchronous task: the faults its request carried. */
+    @PostConstruct
+    void ofItsOperation() {
+        if (!enabled() || !idempotency.isActive()) {
+            return;
+        }
+        Recorded recorded = idempotency.scope().map(scope -> OF_OPERATIONS.get(scope.principal() + "\n" + scope.key()))
+                .orElse(null);
+        if (recorded != null) {
+            record(recorded.delayMillis(), recorded.fail(), recorded.acquirerDelayMillis());
+        }
+    }
 
     // Set and read through methods: the filter and the interceptor hold the request-scoped proxy.
     void record(long delayMillis, String fail, Long acquirerDelayMillis) {
@@ -102,8 +135,15 @@ public class DemoFaults {
                 return;
             }
             String acquirerDelay = request.getHeaderString(ACQUIRER_DELAY);
-            CDI.current().select(DemoFaults.class).get().record(millis(request.getHeaderString(DELAY), DELAY),
+            Recorded recorded = new Recorded(millis(request.getHeaderString(DELAY), DELAY),
                     request.getHeaderString(FAIL), acquirerDelay == null ? null : millis(acquirerDelay, ACQUIRER_DELAY));
+            CDI.current().select(DemoFaults.class).get().record(recorded.delayMillis(), recorded.fail(),
+                    recorded.acquirerDelayMillis());
+            String key = request.getHeaderString("Idempotency-Key");
+            java.security.Principal caller = request.getSecurityContext().getUserPrincipal();
+            if (key != null && caller != null) {
+                OF_OPERATIONS.put(caller.getName() + "\n" + key.trim().replaceAll("^\"|\"$", ""), recorded);
+            }
         }
 
         private static long millis(String value, String header) {

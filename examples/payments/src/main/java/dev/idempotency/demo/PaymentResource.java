@@ -1,6 +1,7 @@
 package dev.idempotency.demo;
 
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyContext;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.persistence.PersistenceException;
@@ -39,6 +40,8 @@ public class PaymentResource {
     Tenants tenants;
     @Inject
     Validator validator;
+    @Inject
+    IdempotencyContext idempotency;
     @Context
     SecurityContext security;
 
@@ -47,10 +50,33 @@ public class PaymentResource {
     @Transactional
     @Idempotent(endpoint = "payments.create")
     public Response create(PaymentRequest request, @Context UriInfo uri) {
+        Payment payment = pay(request, tenant());
+        return Response.created(uri.getAbsolutePathBuilder().path(payment.id).build())
+                .entity(PaymentView.of(payment)).build();
+    }
+
+    /**
+     * The same payment as an asynchronous task, for an acquirer that may take long: the client gets 202 at once
+     * with {@code Location} of {@code /payments/operations/{key}} ({@link PaymentTaskOperations}), and the payment
+     * is made on the server's managed executor, in a transaction of its own (so no {@code @Transactional}
+     * here). It runs on another thread than the request's: no JAX-RS {@code @Context} objects, so the tenant is
+     * the operation's scope's and the {@code Location} is relative to the API's base.
+     */
+    @POST
+    @Path("async")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Idempotent(endpoint = "payments.async", asynchronous = true)
+    public Response createAsync(PaymentRequest request) {
+        Payment payment = pay(request, idempotency.scope().orElseThrow().tenant());
+        return Response.status(Response.Status.CREATED).header("Location", java.net.URI.create("payments/" + payment.id))
+                .entity(PaymentView.of(payment)).build();
+    }
+
+    private Payment pay(PaymentRequest request, String tenant) {
         DemoProblem.requireValid(validator, request);
         Payment payment = new Payment();
         payment.id = UUID.randomUUID().toString();
-        payment.tenant = tenant();
+        payment.tenant = tenant;
         payment.merchantOrderNo = request.merchantOrderNo;
         payment.amount = request.amount.setScale(2, java.math.RoundingMode.UNNECESSARY);
         payment.currency = request.currency;
@@ -64,8 +90,7 @@ public class PaymentResource {
         payment.chargeId = acquirer.charge(payment);
         payment.status = "CAPTURED";
         payments.update(payment);
-        return Response.created(uri.getAbsolutePathBuilder().path(payment.id).build())
-                .entity(PaymentView.of(payment)).build();
+        return payment;
     }
 
     @GET
