@@ -21,10 +21,10 @@ import jakarta.ws.rs.ext.Provider;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.annotation.ElementType;
-import java.util.Map;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.util.Map;
 
 /**
  * The demo's fault injection, all of it, for the tests and for trying the library out: nothing here is part
