@@ -110,6 +110,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private Settler settler;
     private ScheduledFuture<?> settleTask;
     private ExecutorService executor;
+    private java.util.concurrent.Semaphore statusWaiters = new java.util.concurrent.Semaphore(0);
+    private static final long STATUS_POLL_MILLIS = 50;
     // The application's resolvers, as the extension found them among all the deployment's beans (an injected
     // Instance sees only what the library's bean archive may see: on Payara not the WAR's own classes).
     private List<OutcomeResolver> outcomeResolvers = List.of();
@@ -132,6 +134,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         events = beanManager.getEvent().select(IdempotencyEvent.class);
         problems = new ProblemResponses(settings.problemBase());
         maxRequestBytes = settings.maxRequestBytes();
+        statusWaiters = new java.util.concurrent.Semaphore(settings.maxWaiters());
         if (settings.usesDevelopmentSecret()) {
             LOG.warning("IDEM-W001 idempotency.insecure-development-secret=true: request fingerprints use a publicly"
                     + " known secret. Never run like this in production.");
@@ -446,6 +449,33 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         String key = keyRules().parse(rawKey);
         return protocol.read(scopeDigest.keys(preparation.scope(request, endpoint, key)))
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
+    }
+
+    /**
+     * {@link #findOwn}, and while the operation still runs, read again until it has ended or {@code wait} has
+     * passed (a client's {@code Prefer: wait=N} on an asynchronous endpoint's status, RFC 7240): one read every
+     * 50 ms, at most {@code idempotency.in-flight-max-waiters} requests waiting at once (the others are answered
+     * with what the first read found).
+     */
+    public Optional<IdempotencyRecord> findOwnWaiting(CapturedRequest request, String endpoint, String rawKey,
+                                                      Duration wait) {
+        Optional<IdempotencyRecord> found = findOwn(request, endpoint, rawKey);
+        if (wait.isZero() || found.isEmpty() || found.get().status() != RecordStatus.PROCESSING
+                || !statusWaiters.tryAcquire()) {
+            return found;
+        }
+        try {
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (found.isPresent() && found.get().status() == RecordStatus.PROCESSING && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(STATUS_POLL_MILLIS);
+                found = findOwn(request, endpoint, rawKey);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            statusWaiters.release();
+        }
+        return found;
     }
 
     /**

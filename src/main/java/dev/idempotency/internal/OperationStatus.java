@@ -41,6 +41,11 @@ public final class OperationStatus {
         }
     }
 
+    /** A {@code Retry-After} in whole seconds, rounded up, at least 1. */
+    public static long retryAfterSeconds(Duration retryAfter) {
+        return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+    }
+
     /** The 202 answer to an in-flight duplicate: where to poll, and when. */
     public static StoredResponse accepted(IdempotencyRecord record, CapturedRequest request, String statusPath,
                                           String key, Duration retryAfter) {
@@ -48,7 +53,7 @@ public final class OperationStatus {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         headers.put(HttpHeaders.CONTENT_TYPE, List.of(MediaType.APPLICATION_JSON));
         headers.put(HttpHeaders.LOCATION, List.of(location.toString()));
-        headers.put(HttpHeaders.RETRY_AFTER, List.of(String.valueOf(Math.max(1, (retryAfter.toMillis() + 999) / 1000))));
+        headers.put(HttpHeaders.RETRY_AFTER, List.of(String.valueOf(retryAfterSeconds(retryAfter))));
         return new StoredResponse(202, headers, json(record), StoredResponse.PLAIN);
     }
 }

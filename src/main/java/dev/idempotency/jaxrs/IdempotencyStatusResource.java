@@ -11,6 +11,7 @@ import dev.idempotency.ProblemType;
 import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.spi.IdempotencyRecord;
 import jakarta.enterprise.inject.spi.CDI;
+import java.time.Duration;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -37,11 +38,15 @@ import jakarta.ws.rs.core.UriInfo;
  * For an {@link dev.idempotency.Idempotent#asynchronous() asynchronous} endpoint it answers {@code 202} with
  * {@code Retry-After} while the task runs, then the task's stored outcome (status, {@code Location}, body, marked
  * {@code Idempotent-Replayed}); a task that ended retryably shows its state, and a retry of the key runs it again.
+ * A client that sends {@code Prefer: wait=N} (RFC 7240, N at most 30 seconds) is answered when the task has
+ * ended or N seconds have passed, whichever comes first, instead of polling.
  *
  * <p>A key of another principal or tenant resolves to another scope and so answers 404, exactly as a key
  * that was never used: the answer reveals nothing about other callers.
  */
 public abstract class IdempotencyStatusResource {
+    private static final Duration MAX_WAIT = Duration.ofSeconds(30);
+
     @Context
     SecurityContext security;
     @Context
@@ -59,10 +64,11 @@ public abstract class IdempotencyStatusResource {
         IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
         CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
-        IdempotencyRecord record = runtime.findOwn(request, endpoint(), key).orElseThrow(() ->
+        EndpointPolicy policy = runtime.policy(endpoint());
+        Duration wait = policy == null || !policy.asynchronous() ? Duration.ZERO : preferredWait(headers);
+        IdempotencyRecord record = runtime.findOwnWaiting(request, endpoint(), key, wait).orElseThrow(() ->
                 new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
-        EndpointPolicy policy = runtime.policy(endpoint());
         if (!policy.asynchronous()) {
             return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
         }
@@ -70,13 +76,32 @@ public abstract class IdempotencyStatusResource {
         // the client, whose retry of the key runs the operation again.
         return switch (record.status()) {
             case PROCESSING -> Response.accepted(OperationStatus.json(record)).type(MediaType.APPLICATION_JSON_TYPE)
-                    .header(HttpHeaders.RETRY_AFTER, Math.max(1, (policy.retryAfterMax().toMillis() + 999) / 1000))
+                    .header(HttpHeaders.RETRY_AFTER, OperationStatus.retryAfterSeconds(policy.retryAfterMax()))
                     .build();
             case SUCCEEDED, FAILED_FINAL -> outcome(runtime.opened(record.response().orElseThrow(() ->
                     new IllegalStateException("IDEM-X002 a finished record without a response: " + record.scopeKey())),
                     record.scopeKey()));
             case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
         };
+    }
+
+    // RFC 7240 "Prefer: wait=N": how long the client is ready to wait for the outcome, at most MAX_WAIT.
+    private static Duration preferredWait(HttpHeaders headers) {
+        for (String prefer : headers.getRequestHeader("Prefer") == null ? java.util.List.<String>of()
+                : headers.getRequestHeader("Prefer")) {
+            for (String preference : prefer.split(",")) {
+                String[] nameValue = preference.trim().split("=", 2);
+                if (nameValue.length == 2 && nameValue[0].trim().equalsIgnoreCase("wait")) {
+                    try {
+                        long seconds = Long.parseLong(nameValue[1].trim().replace("\"", ""));
+                        return Duration.ofSeconds(Math.max(0, Math.min(seconds, MAX_WAIT.toSeconds())));
+                    } catch (NumberFormatException ignored) {
+                        // An unparsable preference is ignored, as RFC 7240 asks.
+                    }
+                }
+            }
+        }
+        return Duration.ZERO;
     }
 
     private static Response outcome(StoredResponse stored) {

@@ -122,6 +122,26 @@ class AsynchronousEndpointTest {
     }
 
     @Test
+    void aStatusRequestThatPrefersToWaitIsAnsweredWithTheOutcomeOnceTheTaskHasEnded() throws Exception {
+        String key = newKey();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            running.countDown();
+            await(release);
+        };
+        assertThat(http.post("payments/async", payment("AS-8", "10.00")).key(key).send().status()).isEqualTo(202);
+        await(running);
+        java.util.concurrent.CompletableFuture<Http.Reply> waiting = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> http.get("async-operations/" + key).header("Prefer", "wait=10").send());
+        assertThat(http.get("async-operations/" + key).send().status()).as("without the preference").isEqualTo(202);
+        release.countDown();
+        Http.Reply outcome = waiting.get(15, TimeUnit.SECONDS);
+        assertThat(outcome.status()).as(outcome.text()).isEqualTo(201);
+        assertThat(JSON.readTree(outcome.body()).get("merchantOrderNo").asText()).isEqualTo("AS-8");
+    }
+
+    @Test
     void aFinalFailureOfTheTaskIsRenderedByTheApplicationsMapperAndStored() throws Exception {
         String key = newKey();
         // amount 0: the method throws PaymentRejected on the executor's thread, mapped by the application to 400.
