@@ -9,6 +9,8 @@ import dev.idempotency.core.ApiVersionSource;
 import dev.idempotency.core.FingerprintRules;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.MessagePolicy;
+import dev.idempotency.core.ScopeSource;
 import dev.idempotency.core.Redaction;
 import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.json.JsonRedactor;
@@ -276,10 +278,40 @@ public final class IdempotencySettings {
      *
      * @throws IdempotencyDefinitionException when a value (annotation or configuration) is invalid
      */
+    /** The property a message listener's key is read from when {@code keyName} is left empty. */
+    public static final String DEFAULT_KEY_PROPERTY = "IdempotencyKey";
+
     public EndpointPolicy policyFor(String endpoint, Idempotent annotation) {
+        return policyFor(endpoint, annotation, false);
+    }
+
+    /**
+     * The policy of an endpoint; {@code consumesMessages} for a message listener, whose key comes from the message
+     * ({@link KeySource#MESSAGE_PROPERTY}, {@link KeySource#BODY_FIELD} or {@link KeySource#MESSAGE_ID}), which
+     * always waits for an in-flight duplicate, and whose caller limits apply only where they are set for it (its
+     * principal is a constant or a producer's property, not a client).
+     */
+    public EndpointPolicy policyFor(String endpoint, Idempotent annotation, boolean consumesMessages) {
+        KeySource keySource = annotation.keySource();
+        boolean messageKey = keySource == KeySource.MESSAGE_PROPERTY || keySource == KeySource.MESSAGE_ID;
+        if (consumesMessages && keySource == KeySource.HEADER) {
+            throw new IdempotencyDefinitionException("IDEM-D015 endpoint '" + endpoint + "' consumes messages, which"
+                    + " have no headers: take its key with keySource = MESSAGE_PROPERTY (a property the producer sets"
+                    + " to the business key), BODY_FIELD (a field of the message's JSON) or MESSAGE_ID");
+        }
+        if (!consumesMessages && messageKey) {
+            throw new IdempotencyDefinitionException("IDEM-D015 endpoint '" + endpoint + "' takes its key from a"
+                    + " message (" + keySource + ") but is not a message listener (onMessage(jakarta.jms.Message))");
+        }
         String keyName = annotation.keyName();
-        if (annotation.keySource() == KeySource.HEADER && keyName.isEmpty()) {
+        if (keySource == KeySource.HEADER && keyName.isEmpty()) {
             keyName = endpointRaw(Setting.KEY_HEADER, endpoint, null);
+        }
+        if (keySource == KeySource.MESSAGE_PROPERTY && keyName.isEmpty()) {
+            keyName = DEFAULT_KEY_PROPERTY;
+        }
+        if (keySource == KeySource.MESSAGE_ID) {
+            keyName = dev.idempotency.core.MessageFacts.MESSAGE_ID;
         }
         if (annotation.keySource() == KeySource.BODY_FIELD && keyName.isEmpty()) {
             throw new IdempotencyDefinitionException("IDEM-D004 @Idempotent(keySource = BODY_FIELD) on endpoint '"
@@ -293,7 +325,9 @@ public final class IdempotencySettings {
         }
         Duration retryAfterMax = durationSetting(Setting.RETRY_AFTER_MAX, endpoint, null);
         // An asynchronous endpoint's first answer is a 202 already: a duplicate gets the same.
-        InFlightPolicy inFlight = annotation.asynchronous() ? InFlightPolicy.ACCEPTED : inFlight(endpoint, annotation.inFlight());
+        // A message's consumer thread waits (bounded) where a request's client would be told to come back.
+        InFlightPolicy inFlight = annotation.asynchronous() ? InFlightPolicy.ACCEPTED
+                : consumesMessages ? InFlightPolicy.WAIT : inFlight(endpoint, annotation.inFlight());
         ResponseStorage storage = storage(endpoint, annotation.storage());
         if (storage == ResponseStorage.ENCRYPTED && activeEncryptionKey == null) {
             throw new IdempotencyDefinitionException("IDEM-C003 endpoint '" + endpoint + "' stores responses encrypted,"
@@ -335,14 +369,42 @@ public final class IdempotencySettings {
                 throw invalid(keyOf(Setting.REPLAYED_HEADERS, endpoint), header, "credentials are never stored");
             }
         }
-        return new EndpointPolicy(endpoint, annotation.keySource(), keyName, annotation.keyRequired(), retention, lease,
+        Optional<MessagePolicy> messages = consumesMessages ? Optional.of(messagePolicy(endpoint)) : Optional.empty();
+        int maxInFlight = consumesMessages ? setForEndpointOnly(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint)
+                : nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint);
+        int maxKeys = consumesMessages ? setForEndpointOnly(Setting.MAX_KEYS_PER_ENDPOINT, endpoint)
+                : nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint);
+        return new EndpointPolicy(endpoint, keySource, keyName, annotation.keyRequired(), retention, lease,
                 inFlight, wait, storage, annotation.replayWith(), Arrays.asList(annotation.finalOn()),
                 Arrays.asList(annotation.retryOn()), annotation.externalSideEffects(), Integer.parseInt(mismatch),
-                rules.ignoredFields(), rules.defaults(), nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint),
-                nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint),
+                rules.ignoredFields(), rules.defaults(), maxInFlight, maxKeys,
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, rules.apiVersion(), endpointRaw(Setting.STATUS_PATH, endpoint, null),
-                rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil, annotation.asynchronous());
+                rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil, annotation.asynchronous(),
+                messages);
+    }
+
+    private MessagePolicy messagePolicy(String endpoint) {
+        ScopeSource tenant = scopeSource(Setting.MESSAGE_TENANT, endpoint);
+        ScopeSource principal = scopeSource(Setting.MESSAGE_PRINCIPAL, endpoint);
+        List<String> properties = splitList(endpointRaw(Setting.MESSAGE_FINGERPRINT_PROPERTIES, endpoint, null));
+        String deliveries = endpointRaw(Setting.MESSAGE_MAX_DELIVERIES, endpoint, null);
+        return new MessagePolicy(tenant, principal, properties,
+                positive(keyOf(Setting.MESSAGE_MAX_DELIVERIES, endpoint), deliveries));
+    }
+
+    private ScopeSource scopeSource(Setting setting, String endpoint) {
+        String value = endpointRaw(setting, endpoint, null);
+        try {
+            return ScopeSource.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw invalid(keyOf(setting, endpoint), value, e.getMessage());
+        }
+    }
+
+    // A limit set for this endpoint by name; otherwise none (0).
+    private int setForEndpointOnly(Setting setting, String endpoint) {
+        return source.get(setting.key(endpoint)).isPresent() ? nonNegative(setting, endpoint) : 0;
     }
 
     // The rules accepted besides the current ones: each previous.* setting configured, the current value otherwise.

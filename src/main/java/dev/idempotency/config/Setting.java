@@ -61,6 +61,13 @@ public enum Setting {
     SETTLE_AFTER("settle.after", "PT1M", false, "How long after its lease ran out an operation counts as stuck, so that a retrying client comes first."),
     SETTLE_LOOK_BACK("settle.look-back", "PT1H", false, "How far back a node's first settling pass looks for leases that ran out while no node ran; older stuck operations are settled when they expire."),
     PROBLEM_BASE("problem-base", "https://idempotency.dev/problems/", false, "Prefix of the problem type URIs."),
+    MESSAGE_TENANT("message.tenant", "constant:", true, "Tenant of a message (message listeners): constant:<value> or property:<name>."),
+    MESSAGE_PRINCIPAL("message.principal", "constant:$messages", true,
+            "Principal of a message, which has no authenticated caller: constant:<value> or property:<name> (set by a trusted producer)."),
+    MESSAGE_FINGERPRINT_PROPERTIES("message.fingerprint-properties", "", true,
+            "Message properties that are part of a message's fingerprint besides its body (comma-separated)."),
+    MESSAGE_MAX_DELIVERIES("message.max-deliveries", "10", true,
+            "Delivery attempts the broker makes on the endpoint's destination (Artemis max-delivery-attempts, default 10): a retryable failure of the last is recorded as dead-lettered."),
     STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location.");
 
     /** The prefix of every key. */

@@ -46,6 +46,9 @@ import java.util.Set;
  * @param previousRules           fingerprint rules accepted besides {@link #rules()}: those before a change of
  *                                them, or those after it during its first rolling step
  * @param previousRulesUntil      when {@code previousRules} stop being accepted; empty: while configured
+ * @param asynchronous            whether the method runs as a task after a 202
+ * @param messages                for an endpoint that consumes messages (a message listener): its scope sources,
+ *                                fingerprinted properties and delivery attempts; empty for requests
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -56,7 +59,8 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              int maxResponseBytes, List<String> replayedHeaders, Duration retryAfterMax,
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
                              Redaction redaction, boolean failOversize, Optional<FingerprintRules> previousRules,
-                             Optional<Instant> previousRulesUntil, boolean asynchronous) {
+                             Optional<Instant> previousRulesUntil, boolean asynchronous,
+                             Optional<MessagePolicy> messages) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");
@@ -64,11 +68,15 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
         Objects.requireNonNull(redaction, "redaction");
         Objects.requireNonNull(previousRules, "previousRules");
         Objects.requireNonNull(previousRulesUntil, "previousRulesUntil");
+        Objects.requireNonNull(messages, "messages");
         if (inFlight == InFlightPolicy.CONFIGURED || storage == ResponseStorage.CONFIGURED) {
             throw new IllegalArgumentException("a resolved policy has no CONFIGURED value");
         }
         if (asynchronous && inFlight != InFlightPolicy.ACCEPTED) {
             throw new IllegalArgumentException("an asynchronous endpoint answers duplicates with 202 (ACCEPTED)");
+        }
+        if (messages.isPresent() && (inFlight != InFlightPolicy.WAIT || asynchronous)) {
+            throw new IllegalArgumentException("a message waits for an in-flight duplicate (WAIT) and runs where it is delivered");
         }
         if (retention.isNegative() || retention.isZero() || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("retention and lease must be positive");

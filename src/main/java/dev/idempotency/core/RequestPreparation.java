@@ -23,7 +23,10 @@ import java.util.function.Supplier;
  */
 public final class RequestPreparation {
 
-    /** What the protocol needs to know of an incoming request; the JAX-RS adapter captures it. */
+    /**
+     * What the protocol needs to know of an incoming request; the JAX-RS adapter captures it. A message is one
+     * too ({@link MessageFacts}), its properties in the place of headers.
+     */
     public interface Incoming {
         String method();
 
@@ -76,9 +79,12 @@ public final class RequestPreparation {
         String key = key(policy, request);
         if (key == null) {
             if (policy.keyRequired()) {
-                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, policy.keySource() == KeySource.HEADER
-                        ? "the " + policy.keyName() + " header is required on this endpoint"
-                        : "the body field '" + policy.keyName() + "' is required on this endpoint"));
+                throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, switch (policy.keySource()) {
+                    case HEADER -> "the " + policy.keyName() + " header is required on this endpoint";
+                    case BODY_FIELD -> "the body field '" + policy.keyName() + "' is required on this endpoint";
+                    case MESSAGE_PROPERTY -> "the message property " + policy.keyName() + " is required on this endpoint";
+                    case MESSAGE_ID -> "the message has no JMSMessageID";
+                }));
             }
             return Optional.empty();
         }
@@ -117,8 +123,11 @@ public final class RequestPreparation {
     }
 
     private String key(EndpointPolicy policy, Incoming request) {
-        if (policy.keySource() == KeySource.HEADER) {
+        if (policy.keySource() == KeySource.HEADER || policy.keySource() == KeySource.MESSAGE_PROPERTY) {
             return keyRules.fromHeader(request.header(policy.keyName()));
+        }
+        if (policy.keySource() == KeySource.MESSAGE_ID) {
+            return keyRules.fromHeader(request.header(MessageFacts.MESSAGE_ID));
         }
         try {
             return canonicalJson.scalarField(request.body(), policy.keyName()).map(keyRules::validate).orElse(null);

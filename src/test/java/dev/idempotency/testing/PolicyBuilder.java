@@ -29,6 +29,18 @@ public final class PolicyBuilder {
     public java.util.Optional<dev.idempotency.core.FingerprintRules> previousRules = java.util.Optional.empty();
     public java.util.Optional<java.time.Instant> previousRulesUntil = java.util.Optional.empty();
     public boolean asynchronous;
+    public KeySource keySource = KeySource.HEADER;
+    public String keyName = "Idempotency-Key";
+    public java.util.Optional<dev.idempotency.core.MessagePolicy> messages = java.util.Optional.empty();
+
+    /** An endpoint that consumes messages: it waits for an in-flight duplicate, as every message endpoint does. */
+    public PolicyBuilder consumingMessages(dev.idempotency.core.MessagePolicy policy, KeySource source, String name) {
+        messages = java.util.Optional.of(policy);
+        inFlight = InFlightPolicy.WAIT;
+        keySource = source;
+        keyName = name;
+        return this;
+    }
 
     public static PolicyBuilder defaults() {
         return new PolicyBuilder();
@@ -40,10 +52,11 @@ public final class PolicyBuilder {
     }
 
     public EndpointPolicy build() {
-        return new EndpointPolicy(endpoint, KeySource.HEADER, "Idempotency-Key", true, retention, lease, inFlight,
+        return new EndpointPolicy(endpoint, keySource, keyName, true, retention, lease, inFlight,
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 ignoredFields, fieldDefaults, maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
-                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil, asynchronous);
+                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil, asynchronous,
+                messages);
     }
 }
