@@ -58,4 +58,4 @@ MSG
     sleep 1
   done
 ) &
-exec "$home/bin/standalone.sh" -b 127.0.0.1 -Djboss.http.port="$port" -Djboss.bind.address.management=127.0.0.1
+exec "$home/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 -Djboss.http.port="$port" -Djboss.bind.address.management=127.0.0.1

@@ -33,7 +33,7 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
 
 # The CLI prints its errors on stdout: keep them, drop the rest.
 run_inline() {
-  printf 'embed-server --std-out=discard --server-config=standalone.xml\n%s\nstop-embedded-server\n' "$1" > "$props.cli"
+  printf 'embed-server --std-out=discard --server-config=standalone-full.xml\n%s\nstop-embedded-server\n' "$1" > "$props.cli"
   "$cli" --resolve-parameter-values --properties="$props" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }
 }
 run() { "$cli" --resolve-parameter-values --properties="$props" --file="$here/$1" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }; }

@@ -48,7 +48,7 @@ final class SecondWildFly implements AutoCloseable {
         }
         Path home = dir.resolve("wildfly-" + System.getProperty("it.wildfly.version", "39.0.1.Final"));
         Files.copy(Path.of(System.getProperty("it.war")), home.resolve("standalone/deployments/demo.war"));
-        Process server = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
+        Process server = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-c", "standalone-full.xml", "-b", "127.0.0.1",
                 "-Djboss.bind.address.management=127.0.0.1", "-Djboss.socket.binding.port-offset=" + PORT_OFFSET)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("console.log").toFile()).start();
         SecondWildFly node = new SecondWildFly(server, URI.create("http://127.0.0.1:" + port + "/demo/"));

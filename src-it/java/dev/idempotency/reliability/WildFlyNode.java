@@ -97,7 +97,7 @@ final class WildFlyNode implements AutoCloseable {
 
     /** Starts the server on its existing data (after a crash too) and waits until the demo answers. */
     void boot() throws IOException, InterruptedException {
-        launcher = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-b", "127.0.0.1",
+        launcher = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-c", "standalone-full.xml", "-b", "127.0.0.1",
                 "-Djboss.bind.address.management=127.0.0.1", "-Djboss.socket.binding.port-offset=" + offset)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("console.log").toFile())).start();
@@ -136,7 +136,7 @@ final class WildFlyNode implements AutoCloseable {
 
     /** Management operations on the stopped node's configuration (an embedded server, as configure.sh does). */
     private void configureOffline(java.util.List<String> operations) throws IOException, InterruptedException {
-        StringBuilder cli = new StringBuilder("embed-server --std-out=discard --server-config=standalone.xml\n");
+        StringBuilder cli = new StringBuilder("embed-server --std-out=discard --server-config=standalone-full.xml\n");
         operations.forEach(o -> cli.append(o).append('\n'));
         cli.append("stop-embedded-server\n");
         Path script = dir.resolve("reconfigure.cli");

@@ -21,6 +21,35 @@ public sealed interface IdempotencyEvent {
     record TaskEnded(String endpoint, String scopeKey, RecordStatus status) implements IdempotencyEvent {
     }
 
+    /**
+     * A message to an idempotent listener was handled: how, at which delivery ({@code JMSXDeliveryCount}).
+     * {@code scopeKey} is empty when the message could not be keyed.
+     */
+    record MessageHandled(String endpoint, String scopeKey, String messageId, int delivery, Handling handling)
+            implements IdempotencyEvent {
+        /** What became of one delivery of a message. */
+        public enum Handling {
+            /** The listener ran and its record was finished in the message's transaction, which acknowledges it. */
+            EXECUTED,
+            /** Already processed (a resend, a redelivery, a second copy): acknowledged without running. */
+            DUPLICATE,
+            /**
+             * The listener failed finally: FAILED_FINAL is recorded, the delivery rolled back (nothing of it
+             * commits), and the redelivery is acknowledged as a duplicate.
+             */
+            FAILED_FINAL,
+            /**
+             * Rolled back for the broker to redeliver: a retryable failure (the claim given back), a duplicate
+             * still in flight after the wait, the store unavailable, a caller's limit.
+             */
+            REDELIVERED,
+            /** A retryable failure of its last delivery: recorded as dead-lettered; the broker moves it to its DLQ. */
+            DEAD_LETTERED,
+            /** It cannot be taken (no key, a malformed body, a key reused for another message): rolled back. */
+            REFUSED
+        }
+    }
+
     /** A repeat got the stored outcome. */
     record Replayed(String endpoint, String scopeKey, RecordStatus status) implements IdempotencyEvent {
     }

@@ -25,4 +25,11 @@ public interface IdempotencyMaintenance {
      * @return how many operations were settled
      */
     int settleStuck();
+
+    /**
+     * How many deliveries of messages to an endpoint's listener were handled so, on this node since it started
+     * (each also fired as an {@link IdempotencyEvent.MessageHandled}): executed, acknowledged as duplicates,
+     * failed finally, rolled back for redelivery, dead-lettered, refused.
+     */
+    long messagesHandled(String endpoint, IdempotencyEvent.MessageHandled.Handling handling);
 }

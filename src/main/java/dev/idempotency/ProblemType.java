@@ -21,6 +21,8 @@ public enum ProblemType {
     TASK_NOT_ACCEPTED("task-not-accepted", 503, "Asynchronous task not accepted"),
     ROLLED_BACK("rolled-back", 500, "Operation rolled back"),
     RESPONSE_TOO_LARGE("response-too-large", 500, "Response too large to keep for replay"),
+    MESSAGE_FAILED("message-failed", 422, "Message failed finally"),
+    DEAD_LETTERED("dead-lettered", 503, "Message failed on its last delivery"),
     OPERATION_NOT_FOUND("operation-not-found", 404, "No such operation"),
     NOT_CONFIGURED("not-configured", 500, "Idempotency not configured for this call");
 

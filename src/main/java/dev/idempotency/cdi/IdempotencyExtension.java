@@ -76,17 +76,24 @@ public class IdempotencyExtension implements Extension {
             Method method = annotated.getJavaMember();
             Idempotent onMethod = annotated.getAnnotation(Idempotent.class);
             boolean resourceMethod = isResourceMethod(method);
-            if (onMethod == null && (onClass == null || !resourceMethod)) {
+            boolean listener = !resourceMethod && isMessageListener(method);
+            if (onMethod == null && (onClass == null || !(resourceMethod || listener))) {
                 continue;
             }
             Idempotent effective = onMethod != null ? onMethod : onClass;
             String where = method.getDeclaringClass().getName() + "#" + method.getName();
-            if (!resourceMethod) {
-                problems.add("IDEM-D001 @Idempotent on " + where + ", which is not a JAX-RS resource method"
-                        + " (it has no @GET/@POST/@PUT/@PATCH/@DELETE or other @HttpMethod annotation)");
+            if (!resourceMethod && !listener) {
+                problems.add("IDEM-D001 @Idempotent on " + where + ", which is neither a JAX-RS resource method"
+                        + " (it has no @GET/@POST/@PUT/@PATCH/@DELETE or other @HttpMethod annotation) nor a message"
+                        + " listener (one jakarta.jms.Message parameter)");
                 continue;
             }
             if (!check(method, where)) {
+                continue;
+            }
+            if (listener && effective.asynchronous()) {
+                problems.add("IDEM-D016 @Idempotent(asynchronous = true) on message listener " + where + ": a message"
+                        + " runs where it is delivered, in the transaction that acknowledges it");
                 continue;
             }
             String endpoint = effective.endpoint().isEmpty()
@@ -104,7 +111,8 @@ public class IdempotencyExtension implements Extension {
                 continue;
             }
             Method replayWith = replayWith(method, effective, where);
-            methods.add(new IdempotentMethod(method, effective, endpoint, replayWith));
+            methods.add(new IdempotentMethod(method, effective, endpoint, replayWith,
+                    listener ? IdempotentMethod.Trigger.MESSAGE : IdempotentMethod.Trigger.REQUEST));
         }
     }
 
@@ -207,6 +215,24 @@ public class IdempotencyExtension implements Extension {
     private static boolean isResourceMethod(Method method) {
         for (Annotation annotation : method.getAnnotations()) {
             if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // A message listener takes one message: jakarta.jms.Message or a subtype, told by name so that the extension
+    // loads no messaging class on a server without messaging.
+    private static boolean isMessageListener(Method method) {
+        return method.getParameterCount() == 1 && isMessageType(method.getParameterTypes()[0]);
+    }
+
+    private static boolean isMessageType(Class<?> type) {
+        if (type.getName().equals("jakarta.jms.Message")) {
+            return true;
+        }
+        for (Class<?> parent : type.getInterfaces()) {
+            if (isMessageType(parent)) {
                 return true;
             }
         }

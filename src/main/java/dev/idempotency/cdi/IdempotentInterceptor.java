@@ -65,6 +65,9 @@ public class IdempotentInterceptor {
             // optional on this endpoint and the request has none: it runs unprotected.
             return invocation.proceed();
         }
+        if (method.trigger() == IdempotentMethod.Trigger.MESSAGE) {
+            return runtime.messages().deliver(invocation, method, exchange);
+        }
         Operation op;
         if (stage instanceof ExchangeStage.Read r) {
             op = r.operation();
@@ -104,22 +107,8 @@ public class IdempotentInterceptor {
         Object result;
         StoredResponse first;
         Exception committedWith = null;
-        // While the method runs, its lease is renewed off this thread; if it cannot be held, nothing of this
-        // run commits (below), so that a method outliving its lease never commits beside a retry.
         java.util.concurrent.atomic.AtomicBoolean leaseLost = new java.util.concurrent.atomic.AtomicBoolean();
-        try (LeaseKeeper.Held lease = runtime.leases().hold(claim, new LeaseKeeper.Execution() {
-            @Override
-            public boolean active() {
-                return tx.active();
-            }
-
-            @Override
-            public void leaseLost() {
-                LOG.warning("IDEM-W010 the lease of " + claim + " could not be renewed while it ran; nothing of"
-                        + " this run will commit");
-                leaseLost.set(true);
-            }
-        })) {
+        try (LeaseKeeper.Held lease = runtime.holdLease(claim, tx, leaseLost)) {
             result = invocation.proceed();
             first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
         } catch (Exception | Error thrown) {
@@ -127,7 +116,7 @@ public class IdempotentInterceptor {
                     invocation.getMethod(), invocation.getTarget().getClass(), !tx.owned()))) {
                 tx.abandon();
                 // The response filter records what the application's exception mappers make of it.
-                exchange.failed(classify(policy, thrown));
+                exchange.failed(ExchangeStage.FailureKind.of(policy, thrown));
                 throw thrown;
             }
             // The application declared that this exception does not roll back: its work commits, so its
@@ -281,21 +270,6 @@ public class IdempotentInterceptor {
         IdempotencyRecord record = ((Admission.Replay) winner).record();
         exchange.settled(replayable(record, method, invocation, request), true);
         return null;
-    }
-
-    // Configured types first; then a Bean Validation failure is final (the same request fails the same way,
-    // whatever status the runtime maps it to); otherwise the mapped status decides.
-    static ExchangeStage.FailureKind classify(EndpointPolicy policy, Throwable thrown) {
-        Optional<Boolean> configured = policy.isRetryable(thrown);
-        if (configured.isPresent()) {
-            return configured.get() ? ExchangeStage.FailureKind.RETRYABLE : ExchangeStage.FailureKind.FINAL;
-        }
-        for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
-            if (type.getName().equals("jakarta.validation.ValidationException")) {
-                return ExchangeStage.FailureKind.FINAL;
-            }
-        }
-        return ExchangeStage.FailureKind.BY_STATUS;
     }
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */

@@ -172,6 +172,23 @@ public sealed interface ExchangeStage {
         /** Neither: a 4xx mapping is final, anything else retryable. */
         BY_STATUS;
 
+        /**
+         * How a failure counts: the endpoint's configured types first; then a Bean Validation failure is final (the
+         * same request fails the same way, whatever status the runtime maps it to); otherwise its status decides.
+         */
+        public static FailureKind of(dev.idempotency.core.EndpointPolicy policy, Throwable thrown) {
+            Optional<Boolean> configured = policy.isRetryable(thrown);
+            if (configured.isPresent()) {
+                return configured.get() ? RETRYABLE : FINAL;
+            }
+            for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
+                if (type.getName().equals("jakarta.validation.ValidationException")) {
+                    return FINAL;
+                }
+            }
+            return BY_STATUS;
+        }
+
         /** Whether a failure of this kind, mapped to {@code status}, leaves the operation retryable. */
         public boolean retryable(int status) {
             return switch (this) {

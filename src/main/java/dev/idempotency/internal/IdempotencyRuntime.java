@@ -18,6 +18,8 @@ import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.LeaseKeeper;
+import dev.idempotency.core.MessageFacts;
+import dev.idempotency.core.MessageScopeResolver;
 import dev.idempotency.core.Settler;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Redaction;
@@ -94,6 +96,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ResponseSealer sealer;
     private final JsonRedactor redactor = new JsonRedactor();
     private RequestPreparation preparation;
+    private RequestPreparation messagePreparation;
+    private MessageDelivery messageDelivery;
+    private final Map<String, java.util.concurrent.atomic.LongAdder> messageCounts = new java.util.concurrent.ConcurrentHashMap<>();
     private ScopeDigest scopeDigest;
     private Clock clock;
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
@@ -140,7 +145,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     + " known secret. Never run like this in production.");
         }
         for (IdempotentMethod method : found) {
-            EndpointPolicy policy = settings.policyFor(method.endpoint(), method.annotation());
+            EndpointPolicy policy = settings.policyFor(method.endpoint(), method.annotation(),
+                    method.trigger() == IdempotentMethod.Trigger.MESSAGE);
             methods.put(method.method(), method);
             policies.put(method.endpoint(), policy);
             if (policy.externalSideEffects() && resolverFor(policy).isEmpty()) {
@@ -182,6 +188,12 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
                         settings.tenantSource().value(), settings.anonymousAllowed())), clock);
+        // A message has no caller whom the application's resolver could ask about: its scope comes from its policy.
+        messagePreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
+                new MessageScopeResolver(policies.values().stream().filter(p -> p.messages().isPresent())
+                        .collect(java.util.stream.Collectors.toMap(EndpointPolicy::endpoint, p -> p.messages().get()))),
+                clock);
+        messageDelivery = new MessageDelivery(this);
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
@@ -273,6 +285,28 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W009 renewing the leases of running executions failed; tried again", e);
         }
+    }
+
+    /**
+     * Holds the lease of a claimed operation while its method runs in {@code tx}: renewed off the caller's thread;
+     * when it cannot be held, {@code lost} is set and nothing of the run may commit, so that a method outliving its
+     * lease never commits beside the retry that took it over.
+     */
+    public LeaseKeeper.Held holdLease(Claim claim, JtaTransactions.BusinessTransaction tx,
+                                      java.util.concurrent.atomic.AtomicBoolean lost) {
+        return leases.hold(claim, new LeaseKeeper.Execution() {
+            @Override
+            public boolean active() {
+                return tx.active();
+            }
+
+            @Override
+            public void leaseLost() {
+                LOG.warning("IDEM-W010 the lease of " + claim + " could not be renewed while it ran; nothing of"
+                        + " this run will commit");
+                lost.set(true);
+            }
+        });
     }
 
     /** The leases of running executions, renewed on the managed scheduler. */
@@ -410,6 +444,28 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     }
 
     /**
+     * Key, scope and fingerprint of a message to a listener.
+     *
+     * @return empty when the message carries no key and the endpoint does not require one
+     * @throws IdempotencyException for a missing or malformed key, a malformed body or a missing principal
+     */
+    public Optional<Operation> prepareMessage(MessageFacts message, IdempotentMethod method) {
+        EndpointPolicy policy = policy(method.endpoint());
+        return messagePreparation.prepare(message, policy, resolverFor(policy));
+    }
+
+    /** The path of message listeners. */
+    public MessageDelivery messages() {
+        return messageDelivery;
+    }
+
+    @Override
+    public long messagesHandled(String endpoint, IdempotencyEvent.MessageHandled.Handling handling) {
+        java.util.concurrent.atomic.LongAdder count = messageCounts.get(endpoint + "\n" + handling);
+        return count == null ? 0 : count.sum();
+    }
+
+    /**
      * Admission before the JAX-RS runtime reads the entity: one read of the record, and when it alone
      * answers (a replay, an in-flight answer, a rejection), that answer; nothing is parsed or claimed for it.
      * Otherwise the read goes with the exchange to the interceptor, which claims from there.
@@ -543,6 +599,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     /** Fires an event of the library for the application's observers (an observer's failure is logged). */
     public void fire(IdempotencyEvent event) {
+        if (event instanceof IdempotencyEvent.MessageHandled handled) {
+            messageCounts.computeIfAbsent(handled.endpoint() + "\n" + handled.handling(),
+                    k -> new java.util.concurrent.atomic.LongAdder()).increment();
+        }
         try {
             events.fire(event);
         } catch (RuntimeException e) {

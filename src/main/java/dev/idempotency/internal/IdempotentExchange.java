@@ -103,6 +103,19 @@ public class IdempotentExchange implements IdempotencyContext {
         stage.updateAndGet(now -> now instanceof AwaitingCommit awaiting ? awaiting.ended(end) : now);
     }
 
+    /**
+     * A message's delivery ended: the exchange is idle again, so that the next delivery in the same request context
+     * (a container may keep one for several) is not taken for a nested call. A claim still unsettled here, which only
+     * an unexpected failure leaves, is given back first.
+     */
+    public void delivered() {
+        ExchangeStage now = stage.get();
+        if (now.unsettledClaim().isPresent()) {
+            runtime.businessCommit().settleAbandoned(this, now);
+        }
+        stage.set(new ExchangeStage.Idle());
+    }
+
     private <T extends ExchangeStage> T expect(Class<T> type) {
         ExchangeStage now = stage.get();
         if (!type.isInstance(now)) {

@@ -5,12 +5,22 @@ import dev.idempotency.Idempotent;
 import java.lang.reflect.Method;
 
 /**
- * An {@link Idempotent} resource method found at deployment.
+ * An {@link Idempotent} method found at deployment.
  *
  * @param method     the annotated Java method
  * @param annotation the effective annotation (method-level, else class-level)
  * @param endpoint   the endpoint name
  * @param replayWith for minimal storage: the method rebuilding a body from a resource id, or null
+ * @param trigger    what calls it: a request or a message
  */
-public record IdempotentMethod(Method method, Idempotent annotation, String endpoint, Method replayWith) {
+public record IdempotentMethod(Method method, Idempotent annotation, String endpoint, Method replayWith,
+                               Trigger trigger) {
+
+    /** What an idempotent method is called for, and so which path of the library runs it. */
+    public enum Trigger {
+        /** A JAX-RS resource method: the request filters capture the request, the response filter sends the outcome. */
+        REQUEST,
+        /** A message listener ({@code onMessage(jakarta.jms.Message)}): {@link MessageDelivery} runs it. */
+        MESSAGE
+    }
 }

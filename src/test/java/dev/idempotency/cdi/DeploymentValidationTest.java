@@ -37,6 +37,24 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aMessageListenerKeyedByAHeaderItHasNotOrRunAsynchronously() {
+        assertDeploymentFails(Misuses.ListenerKeyedByHeader.class, "IDEM-D015", "'commands.header' consumes messages");
+        assertDeploymentFails(Misuses.AsynchronousListener.class, "IDEM-D016", "AsynchronousListener#onMessage");
+        assertDeploymentFails(Misuses.MessageKeyOnResource.class, "IDEM-D015", "is not a message listener");
+    }
+
+    @Test
+    void aMessageListenerIsFoundAsOneThatConsumesMessages() {
+        try (WeldContainer container = weld(Misuses.ValidListener.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.methods()).extracting(IdempotentMethod::trigger)
+                    .containsExactly(IdempotentMethod.Trigger.MESSAGE);
+            assertThat(container.select(IdempotencyRuntime.class).get().policy("commands.valid").messages())
+                    .hasValueSatisfying(m -> assertThat(m.maxDeliveries()).isEqualTo(10));
+        }
+    }
+
+    @Test
     void onAMethodReturningAPrimitive() {
         assertDeploymentFails(Misuses.PrimitiveReturn.class, "IDEM-D002", "PrimitiveReturn#create");
     }

@@ -215,4 +215,38 @@ final class Misuses {
             return new dev.idempotency.Scope("other", "p", request.endpoint(), request.key());
         }
     }
+
+    @ApplicationScoped
+    public static class ListenerKeyedByHeader implements jakarta.jms.MessageListener {
+        @Override
+        @Idempotent(endpoint = "commands.header")
+        public void onMessage(jakarta.jms.Message message) {
+        }
+    }
+
+    @ApplicationScoped
+    public static class AsynchronousListener implements jakarta.jms.MessageListener {
+        @Override
+        @Idempotent(endpoint = "commands.async", keySource = dev.idempotency.KeySource.MESSAGE_PROPERTY, asynchronous = true)
+        public void onMessage(jakarta.jms.Message message) {
+        }
+    }
+
+    @ApplicationScoped
+    @Path("mk")
+    public static class MessageKeyOnResource {
+        @POST
+        @Idempotent(endpoint = "resource.message-key", keySource = dev.idempotency.KeySource.MESSAGE_ID)
+        public String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    public static class ValidListener implements jakarta.jms.MessageListener {
+        @Override
+        @Idempotent(endpoint = "commands.valid", keySource = dev.idempotency.KeySource.BODY_FIELD, keyName = "reference")
+        public void onMessage(jakarta.jms.Message message) {
+        }
+    }
 }

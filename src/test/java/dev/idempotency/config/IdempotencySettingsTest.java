@@ -26,6 +26,36 @@ class IdempotencySettingsTest {
     void annotated() {
     }
 
+    @Idempotent(keySource = dev.idempotency.KeySource.MESSAGE_PROPERTY, inFlight = InFlightPolicy.CONFLICT)
+    void listener() {
+    }
+
+    @Test
+    void aMessageEndpointWaitsForItsDuplicatesReadsItsScopeAsConfiguredAndIsLimitedOnlyWhereSetForIt() {
+        EndpointPolicy policy = settings(Map.of("idempotency.max-keys-per-endpoint", "50",
+                "idempotency.endpoints.commands.message.principal", "property:merchantId",
+                "idempotency.message.fingerprint-properties", "commandType, version",
+                "idempotency.endpoints.commands.max-in-flight-per-principal", "7"))
+                .policyFor("commands", annotation("listener"), true);
+        assertThat(policy.keyName()).isEqualTo("IdempotencyKey");
+        assertThat(policy.inFlight()).as("whatever the annotation says").isEqualTo(InFlightPolicy.WAIT);
+        assertThat(policy.maxKeysPerEndpoint()).as("the requests' global limit is not a message's").isZero();
+        assertThat(policy.maxInFlightPerPrincipal()).isEqualTo(7);
+        dev.idempotency.core.MessagePolicy messages = policy.messages().orElseThrow();
+        assertThat(messages.principal()).isEqualTo(new dev.idempotency.core.ScopeSource(true, "merchantId"));
+        assertThat(messages.tenant()).isEqualTo(dev.idempotency.core.ScopeSource.constant(""));
+        assertThat(messages.fingerprintProperties()).containsExactly("commandType", "version");
+        assertThat(messages.maxDeliveries()).isEqualTo(10);
+        assertThatThrownBy(() -> settings(Map.of("idempotency.message.tenant", "header:X-Tenant"))
+                .policyFor("commands", annotation("listener"), true))
+                .isInstanceOf(IdempotencyDefinitionException.class).hasMessageContaining("IDEM-C001")
+                .hasMessageContaining("idempotency.message.tenant");
+        assertThatThrownBy(() -> settings(Map.of("idempotency.endpoints.commands.message.max-deliveries", "0"))
+                .policyFor("commands", annotation("listener"), true))
+                .isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("idempotency.endpoints.commands.message.max-deliveries");
+    }
+
     @Test
     void withoutASecretTheDeploymentFailsUnlessTheDevelopmentSwitchIsSet() {
         assertThatThrownBy(() -> new IdempotencySettings(source(Map.of())))

@@ -1,0 +1,292 @@
+package dev.idempotency.internal;
+
+import dev.idempotency.IdempotencyEvent;
+import dev.idempotency.IdempotencyEvent.MessageHandled.Handling;
+import dev.idempotency.IdempotencyException;
+import dev.idempotency.Problem;
+import dev.idempotency.ProblemType;
+import dev.idempotency.RecordStatus;
+import dev.idempotency.core.Admission;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.LeaseKeeper;
+import dev.idempotency.core.MessageFacts;
+import dev.idempotency.core.Operation;
+import dev.idempotency.jms.JmsMessages;
+import dev.idempotency.jta.JtaTransactions;
+import dev.idempotency.spi.StoredResponse;
+import jakarta.interceptor.InvocationContext;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Runs an {@code @Idempotent} message listener under the protocol, inside the transaction in which its container
+ * delivers the message (ADR 11). The claim commits on its own, as for a request; the listener's work and the
+ * record's finish then commit with the message's acknowledgement, in the container's (XA) transaction. A message
+ * is acknowledged only once its outcome is recorded:
+ * <ul>
+ * <li>executed: finished in the message's transaction; if that transaction rolls back after all, the claim is
+ *     given back from its completion, so that the redelivery runs at once;</li>
+ * <li>already processed (a resend, a redelivery after a crash between the commit and the acknowledgement, a
+ *     second copy): acknowledged without running;</li>
+ * <li>a final failure ({@code finalOn}, Bean Validation): FAILED_FINAL is recorded on its own, the delivery rolls
+ *     back (nothing of its work may commit), and the redelivery is acknowledged as already processed;</li>
+ * <li>anything else (a retryable failure, a duplicate still running after the bounded wait, the store
+ *     unavailable, a message that cannot be keyed): rolled back for the broker to redeliver, after its
+ *     redelivery delay, to its dead-letter queue after its delivery attempts.</li>
+ * </ul>
+ * A rollback is asked for by marking the container's transaction rollback-only, so that the container neither
+ * logs an error nor discards the listener. Without a container transaction (bean-managed, or not supported), the
+ * library runs the listener in a transaction of its own and throws to have the message redelivered.
+ */
+public final class MessageDelivery {
+    private static final Logger LOG = Logger.getLogger(MessageDelivery.class.getName());
+    private static final StoredResponse PROCESSED = new StoredResponse(204, Map.of(), new byte[0], StoredResponse.PLAIN);
+
+    private final IdempotencyRuntime runtime;
+
+    MessageDelivery(IdempotencyRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    /** Delivers the message that is {@code invocation}'s one parameter to {@code method}. */
+    public Object deliver(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange)
+            throws Exception {
+        try {
+            return admitAndRun(invocation, method, exchange);
+        } finally {
+            exchange.delivered();
+        }
+    }
+
+    private Object admitAndRun(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange)
+            throws Exception {
+        EndpointPolicy policy = runtime.policy(method.endpoint());
+        Delivery delivery = new Delivery(policy, runtime.transactions().joinOrBegin());
+        Operation op;
+        try {
+            delivery.message = JmsMessages.facts(invocation.getParameters()[0], policy);
+            op = runtime.prepareMessage(delivery.message, method).orElse(null);
+        } catch (IdempotencyException refused) {
+            LOG.warning("IDEM-W014 " + delivery + " cannot be taken: " + refused.problem().detail() + "; rolled back"
+                    + " (the broker moves it to its dead-letter queue after its delivery attempts)");
+            return delivery.redeliver(Handling.REFUSED, "", refused);
+        }
+        if (op == null) {
+            // The key is optional on this endpoint and the message has none: it runs unprotected.
+            return delivery.runUnprotected(invocation);
+        }
+        exchange.admitting(op);
+        Admission admission;
+        try {
+            admission = runtime.protocol().admit(op);
+        } catch (IdempotencyException refused) {
+            exchange.settled(Optional.empty());
+            boolean misuse = refused.problem().type() == ProblemType.FINGERPRINT_MISMATCH;
+            LOG.log(misuse ? Level.WARNING : Level.INFO, (misuse ? "IDEM-W014 " : "IDEM-I004 ") + delivery
+                    + " of " + op.scope() + ": " + refused.problem().detail() + "; rolled back for redelivery");
+            return delivery.redeliver(misuse ? Handling.REFUSED : Handling.REDELIVERED, op.scopeKey(), refused);
+        }
+        if (admission instanceof Admission.Replay replay) {
+            exchange.settled(Optional.empty());
+            LOG.fine(() -> "IDEM-I005 " + delivery + " was already processed (" + replay.record().status()
+                    + "): acknowledged without running");
+            delivery.handled(Handling.DUPLICATE, op.scopeKey());
+            return delivery.acknowledged(null);
+        }
+        if (!(admission instanceof Admission.Execute execute)) {
+            throw new IllegalStateException("IDEM-X007 a message waits for an in-flight duplicate; admitted " + admission);
+        }
+        return execute(invocation, exchange, delivery, execute.claim());
+    }
+
+    private Object execute(InvocationContext invocation, IdempotentExchange exchange, Delivery delivery, Claim claim)
+            throws Exception {
+        exchange.running(claim);
+        IdempotencyProtocol protocol = runtime.protocol();
+        JtaTransactions.BusinessTransaction tx = delivery.tx;
+        AtomicBoolean leaseLost = new AtomicBoolean();
+        Object result;
+        try (LeaseKeeper.Held lease = runtime.holdLease(claim, tx, leaseLost)) {
+            result = invocation.proceed();
+        } catch (Exception | Error thrown) {
+            exchange.settled(Optional.empty());
+            return failed(delivery, claim, thrown);
+        }
+        if (leaseLost.get() || !tx.active()) {
+            // Its lease could not be held (a takeover may own the operation now), or the listener marked the
+            // transaction rollback-only, its way to ask for a redelivery: nothing of this delivery commits.
+            exchange.settled(Optional.empty());
+            abandonQuietly(tx);
+            giveBack(claim);
+            LOG.info("IDEM-I004 " + delivery + (leaseLost.get() ? " lost its lease" : " was marked rollback-only")
+                    + "; rolled back for redelivery");
+            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
+                    new IdempotencyException(Problem.of(ProblemType.ROLLED_BACK, "the delivery was rolled back")));
+        }
+        // If the message's transaction rolls back after the finish (its commit fails, the broker's branch does not
+        // prepare), the record rolls back to this claim: it is given back then, so the redelivery runs at once
+        // instead of waiting out the lease.
+        AtomicBoolean settledHere = new AtomicBoolean();
+        tx.afterCompletion(committed -> {
+            if (!Boolean.TRUE.equals(committed) && settledHere.compareAndSet(false, true)) {
+                giveBackAfterRollback(claim);
+            }
+        });
+        boolean finished;
+        try {
+            finished = protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(PROCESSED), Optional.empty());
+        } catch (RuntimeException storeFailed) {
+            exchange.settled(Optional.empty());
+            tx.abandon();
+            LOG.log(Level.INFO, "IDEM-I004 " + delivery + " could not be finished; rolled back for redelivery", storeFailed);
+            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(), storeFailed);
+        }
+        exchange.settled(Optional.empty());
+        if (!finished) {
+            // Fenced out: another delivery took the operation over; the redelivery meets its outcome.
+            settledHere.set(true);
+            tx.abandon();
+            LOG.info("IDEM-I004 " + delivery + " was fenced out by a takeover; rolled back for redelivery");
+            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
+                    new IdempotencyException(Problem.of(ProblemType.SUPERSEDED, "the delivery was taken over")));
+        }
+        delivery.handled(Handling.EXECUTED, claim.operation().scopeKey());
+        return delivery.acknowledged(result);
+    }
+
+    // The listener threw: nothing of its work commits. A final failure is recorded so that the redelivery is
+    // acknowledged; a retryable one gives the claim back (recorded as dead-lettered on the last delivery).
+    private Object failed(Delivery delivery, Claim claim, Throwable thrown) throws Exception {
+        abandonQuietly(delivery.tx);
+        Operation op = claim.operation();
+        boolean isFinal = ExchangeStage.FailureKind.of(op.policy(), thrown) == ExchangeStage.FailureKind.FINAL;
+        boolean last = delivery.message.deliveryCount() >= op.policy().messages().orElseThrow().maxDeliveries();
+        Handling handling = isFinal ? Handling.FAILED_FINAL : last ? Handling.DEAD_LETTERED : Handling.REDELIVERED;
+        try {
+            switch (handling) {
+                case FAILED_FINAL -> runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL,
+                        Optional.of(outcome(ProblemType.MESSAGE_FAILED, thrown, "")));
+                case DEAD_LETTERED -> runtime.protocol().finishAlone(claim, RecordStatus.FAILED_RETRYABLE,
+                        Optional.of(outcome(ProblemType.DEAD_LETTERED, thrown, "delivered "
+                                + delivery.message.deliveryCount() + " times; the broker moves it to its dead-letter"
+                                + " queue, from which it can be sent again: ")));
+                default -> runtime.protocol().release(claim);
+            }
+        } catch (RuntimeException notRecorded) {
+            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim
+                    + "; it will be taken over when its lease ends", notRecorded);
+        }
+        String what = switch (handling) {
+            case FAILED_FINAL -> "failed finally: FAILED_FINAL is recorded, the delivery rolled back, and its"
+                    + " redelivery will be acknowledged without running";
+            case DEAD_LETTERED -> "failed on its last delivery (" + delivery.message.deliveryCount() + "): recorded as"
+                    + " dead-lettered, rolled back";
+            default -> "failed (attempt " + claim.attempt() + "): its claim is given back and the delivery rolled"
+                    + " back for redelivery";
+        };
+        LOG.log(handling == Handling.REDELIVERED ? Level.INFO : Level.WARNING, "IDEM-W015 " + delivery + " of "
+                + op.scope() + " " + what, thrown);
+        delivery.handled(handling, op.scopeKey());
+        if (delivery.tx.owned()) {
+            // No container transaction to mark: the container redelivers on the exception.
+            throw thrown instanceof Exception e ? e : new IllegalStateException(thrown);
+        }
+        return null;
+    }
+
+    // The stored outcome of a failed message: the exception's type, not its message, which may hold anything.
+    private StoredResponse outcome(ProblemType type, Throwable thrown, String detail) {
+        Problem problem = Problem.of(type, detail + thrown.getClass().getName());
+        return new StoredResponse(type.defaultStatus(), Map.of("Content-Type", List.of(ProblemResponses.PROBLEM_JSON)),
+                runtime.problems().body(problem), StoredResponse.PLAIN);
+    }
+
+    private void giveBack(Claim claim) {
+        try {
+            runtime.protocol().release(claim);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
+                    + "; it will be taken over when its lease ends", e);
+        }
+    }
+
+    // From the transaction's completion, on whatever thread ended it: the fenced update tells whether the finish
+    // committed after all (a heuristic end) and otherwise gives the claim back.
+    private void giveBackAfterRollback(Claim claim) {
+        try {
+            runtime.protocol().settleUnknownCommit(claim);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its message's"
+                    + " transaction rolled back; it will be taken over when its lease ends", e);
+        }
+    }
+
+    private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {
+        try {
+            tx.abandon();
+        } catch (JtaTransactions.TransactionFailure alreadyEnded) {
+            // Rolled back by its timeout already: it commits nothing either way.
+        }
+    }
+
+    /** One delivery of a message: its transaction (the container's, or the library's own) and what it said. */
+    private final class Delivery {
+        private final EndpointPolicy policy;
+        private final JtaTransactions.BusinessTransaction tx;
+        private MessageFacts message;
+
+        Delivery(EndpointPolicy policy, JtaTransactions.BusinessTransaction tx) {
+            this.policy = policy;
+            this.tx = tx;
+        }
+
+        void handled(Handling handling, String scopeKey) {
+            runtime.fire(new IdempotencyEvent.MessageHandled(policy.endpoint(), scopeKey,
+                    message == null ? "" : message.messageId().orElse(""), message == null ? 0 : message.deliveryCount(),
+                    handling));
+        }
+
+        /** Rolls the delivery back, for the broker to deliver it again. */
+        Object redeliver(Handling handling, String scopeKey, Exception cause) throws Exception {
+            abandonQuietly(tx);
+            handled(handling, scopeKey);
+            if (tx.owned()) {
+                throw cause;
+            }
+            return null;
+        }
+
+        /** The outcome is recorded: the container's commit acknowledges the message (the library's own commits here). */
+        Object acknowledged(Object result) {
+            if (tx.owned()) {
+                tx.commit();
+            }
+            return result;
+        }
+
+        Object runUnprotected(InvocationContext invocation) throws Exception {
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Exception | Error thrown) {
+                if (tx.owned()) {
+                    abandonQuietly(tx);
+                }
+                throw thrown;
+            }
+            return acknowledged(result);
+        }
+
+        @Override
+        public String toString() {
+            return message == null ? "a message to " + policy.endpoint() : String.valueOf(message);
+        }
+    }
+}
