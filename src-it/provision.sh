@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Before the real-server tests: a fresh database for them (PostgreSQL/MariaDB: idem_it) and a fresh server.
+# Before the real-server tests: a fresh database for them (PostgreSQL/MariaDB: idem_it; PostgreSQL on a cluster of
+# their own, src-it/it-postgres.sh) and a fresh server.
 #   src-it/provision.sh <wildfly|payara> <dir> <h2|postgresql|mariadb>
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 server="$1"; dir="$2"; db="$3"
 case "$db" in
   postgresql)
-    psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS idem_it WITH (FORCE)" -c "CREATE DATABASE idem_it"
-    export DB_URL="jdbc:postgresql://127.0.0.1:5432/idem_it" ;;
+    # On the tests' own cluster (5433): it commits in two phases, as a message's XA transaction needs.
+    "$root/src-it/it-postgres.sh"
+    psql -q -h 127.0.0.1 -p 5433 -U postgres -d postgres -c "DROP DATABASE IF EXISTS idem_it WITH (FORCE)" -c "CREATE DATABASE idem_it"
+    export DB_URL="jdbc:postgresql://127.0.0.1:5433/idem_it" ;;
   mariadb)
     mariadb -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS idem_it; CREATE DATABASE idem_it"
     export DB_URL="jdbc:mariadb://127.0.0.1:3306/idem_it" ;;

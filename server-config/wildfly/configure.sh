@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Applies server-config/wildfly to an unpacked WildFly, offline (embedded server):
+# Applies server-config/wildfly to an unpacked WildFly's full profile (standalone-full.xml: with its embedded
+# broker), offline (embedded server):
 #   configure.sh <JBOSS_HOME> <h2|postgresql|mariadb> [--demo]
 # Environment: DB_URL, DB_USER, DB_PASSWORD (defaults: the machine's services), DB_DRIVER_JAR (for
 # postgresql/mariadb), IDEMPOTENCY_SECRET (default: 48 random bytes, base64), HTTP_PORT (for --demo).
@@ -44,6 +45,7 @@ if [ -n "$password" ]; then
   run_inline "/subsystem=datasources/$kind=PaymentsDS:write-attribute(name=password, value=\${db.password})"
 fi
 run idempotency.cli
+run messaging.cli
 for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do
   run_inline "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"
 done

@@ -33,7 +33,7 @@ final class SecondWildFly implements AutoCloseable {
         Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
         String db = System.getProperty("it.db");
         int port = 8080 + PORT_OFFSET;
-        String databaseUrl = "postgresql".equals(db) ? "jdbc:postgresql://127.0.0.1:5432/idem_it"
+        String databaseUrl = "postgresql".equals(db) ? "jdbc:postgresql://127.0.0.1:5433/idem_it"
                 : "jdbc:mariadb://127.0.0.1:3306/idem_it";
         ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
                 dir.toString(), db, "--demo").inheritIO();

@@ -8,12 +8,12 @@ import java.sql.SQLException;
 
 /**
  * The database of a real-server run ({@code -Dit.db}) as the fault tests reach it: the URL each node's
- * datasource gets, and the checker's own connection. PostgreSQL and MariaDB are the machine's services
- * (database idem_it, recreated by src-it/provision.sh); H2 is an H2 TCP server in the test's JVM, so that
+ * datasource gets, and the checker's own connection. PostgreSQL is the tests' own cluster on port 5433
+ * (src-it/it-postgres.sh), MariaDB the machine's service (database idem_it, recreated by src-it/provision.sh); H2 is an H2 TCP server in the test's JVM, so that
  * two nodes and the checker share one database.
  */
 enum ItDatabase implements Checker.Database {
-    POSTGRESQL("PostgreSQL", "postgresql", "jdbc:postgresql://127.0.0.1:5432/idem_it", "postgres", "postgres", Dialect.POSTGRESQL),
+    POSTGRESQL("PostgreSQL", "postgresql", "jdbc:postgresql://127.0.0.1:5433/idem_it", "postgres", "postgres", Dialect.POSTGRESQL),
     MARIADB("MariaDB", "mariadb", "jdbc:mariadb://127.0.0.1:3306/idem_it", "root", "", Dialect.MARIADB),
     H2("H2 (TCP server)", "h2", "jdbc:h2:tcp://127.0.0.1:" + H2Server.PORT + "/mem:idem_it", "sa", "sa", Dialect.H2);
 

@@ -59,6 +59,16 @@ public class IdempotentInterceptor {
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
         IdempotentMethod method = runtime.method(invocation.getMethod());
+        if (method == null && invocation.getMethod().isAnnotationPresent(Idempotent.class)) {
+            // Annotated, but the extension never saw its class (not discovered as a bean): refuse loudly rather
+            // than run unprotected.
+            LOG.severe("IDEM-E002 " + invocation.getMethod().getDeclaringClass().getName() + "#"
+                    + invocation.getMethod().getName() + " is @Idempotent but the library did not find it at deployment;"
+                    + " make its archive a bean archive (beans.xml with bean-discovery-mode=\"all\", or a bean-defining"
+                    + " annotation)");
+            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
+                    "this method is not set up for idempotency; the server log says why"));
+        }
         ExchangeStage stage = exchange.stage();
         if (method == null || stage.active() != null || stage instanceof ExchangeStage.Unkeyed) {
             // Not idempotent; a nested call inside an operation that is already protected; or the key is
