@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README, "Quick start"): services up, the fast tests, then the real-server
-# tests — the payments demo on a managed WildFly over H2, PostgreSQL (plus a second WildFly node on the
-# same database, and the fault scenarios) and MariaDB (each with a two-node storm), and on Payara Micro
-# over H2 and PostgreSQL. Under CI=true (the default
+# tests — the payments demo on a managed WildFly (full profile, with its broker) over H2, PostgreSQL (the tests'
+# own cluster, with two-phase commit; plus a second WildFly node on the same database, and the fault scenarios)
+# and MariaDB (each with a two-node storm), an idempotent message-driven bean on H2 and PostgreSQL, and on
+# Payara Micro over H2 and PostgreSQL. Under CI=true (the default
 # here) no test may skip for want of a database; any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,8 +18,8 @@ step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
 rm -f target/reliability-report.md
 contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
-step "real-server tests: WildFly + H2, and a storm on two nodes sharing an H2 TCP server"
-mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes="$contract_and_load" "$@"
+step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
+mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
 step "real-server tests: WildFly + MariaDB, and a storm on two nodes"

@@ -511,18 +511,18 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      * {@link #findOwn}, and while the operation still runs, read again until it has ended or {@code wait} has
      * passed (a client's {@code Prefer: wait=N} on an asynchronous endpoint's status, RFC 7240): one read every
      * 50 ms, at most {@code idempotency.in-flight-max-waiters} requests waiting at once (the others are answered
-     * with what the first read found).
+     * with what the first read found). {@code whileAbsent}: also while there is no record yet (a message in its
+     * queue).
      */
     public Optional<IdempotencyRecord> findOwnWaiting(CapturedRequest request, String endpoint, String rawKey,
-                                                      Duration wait) {
+                                                      Duration wait, boolean whileAbsent) {
         Optional<IdempotencyRecord> found = findOwn(request, endpoint, rawKey);
-        if (wait.isZero() || found.isEmpty() || found.get().status() != RecordStatus.PROCESSING
-                || !statusWaiters.tryAcquire()) {
+        if (wait.isZero() || !undecided(found, whileAbsent) || !statusWaiters.tryAcquire()) {
             return found;
         }
         try {
             long deadline = System.nanoTime() + wait.toNanos();
-            while (found.isPresent() && found.get().status() == RecordStatus.PROCESSING && System.nanoTime() < deadline) {
+            while (undecided(found, whileAbsent) && System.nanoTime() < deadline) {
                 TimeUnit.MILLISECONDS.sleep(STATUS_POLL_MILLIS);
                 found = findOwn(request, endpoint, rawKey);
             }
@@ -532,6 +532,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             statusWaiters.release();
         }
         return found;
+    }
+
+    private static boolean undecided(Optional<IdempotencyRecord> found, boolean whileAbsent) {
+        return found.isEmpty() ? whileAbsent : found.get().status() == RecordStatus.PROCESSING;
     }
 
     /**

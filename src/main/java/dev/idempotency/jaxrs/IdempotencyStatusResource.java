@@ -41,6 +41,11 @@ import jakarta.ws.rs.core.UriInfo;
  * A client that sends {@code Prefer: wait=N} (RFC 7240, N at most 30 seconds) is answered when the task has
  * ended or N seconds have passed, whichever comes first, instead of polling.
  *
+ * <p>For a message listener's endpoint it shows the record of the caller's message with that key (the listener's
+ * scope, {@code idempotency.endpoints.<endpoint>.message.*}, must name the same tenant and principal as the request
+ * does: a producer that sets them from its caller): 404 while the message waits in its queue, then its state; with
+ * {@code Prefer: wait=N} the answer comes once it is done.
+ *
  * <p>A key of another principal or tenant resolves to another scope and so answers 404, exactly as a key
  * that was never used: the answer reveals nothing about other callers.
  */
@@ -65,9 +70,12 @@ public abstract class IdempotencyStatusResource {
         CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
         EndpointPolicy policy = runtime.policy(endpoint());
-        Duration wait = policy == null || !policy.asynchronous() ? Duration.ZERO : preferredWait(headers);
-        IdempotencyRecord record = runtime.findOwnWaiting(request, endpoint(), key, wait).orElseThrow(() ->
-                new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
+        boolean consumesMessages = policy != null && policy.messages().isPresent();
+        Duration wait = policy == null || !(policy.asynchronous() || consumesMessages) ? Duration.ZERO
+                : preferredWait(headers);
+        // A message may still wait in its queue: no record yet is no answer yet.
+        IdempotencyRecord record = runtime.findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
+                .orElseThrow(() -> new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
         if (!policy.asynchronous()) {
             return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();

@@ -33,6 +33,11 @@ public class DemoProblem extends RuntimeException {
         this.retryAfter = retryAfter;
     }
 
+    /** Whether the caller's request is at fault (4xx): the same request fails the same way. */
+    boolean clientError() {
+        return status >= 400 && status < 500;
+    }
+
     static DemoProblem invalid(String detail) {
         return new DemoProblem(400, "invalid-payment", "Invalid payment", detail, null, null);
     }
@@ -73,6 +78,11 @@ public class DemoProblem extends RuntimeException {
     static DemoProblem noTenant(String user) {
         return new DemoProblem(403, "no-tenant", "No tenant", "user " + user + " belongs to no tenant of this service",
                 null, null);
+    }
+
+    static DemoProblem noBroker() {
+        return new DemoProblem(503, "no-broker", "No message broker", "payment commands need a message broker:"
+                + " run the demo on WildFly's full profile (scripts/demo.sh)", null, null);
     }
 
     static DemoProblem notFound(String what) {

@@ -4,9 +4,7 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyContext;
 import jakarta.inject.Inject;
 import jakarta.enterprise.context.RequestScoped;
-import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
-import jakarta.validation.Validator;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -21,7 +19,6 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 
 import java.util.List;
-import java.util.UUID;
 
 /**
  * {@code /payments}: create a payment once per idempotency key, charging the acquirer with a derived key.
@@ -35,11 +32,9 @@ public class PaymentResource {
     @Inject
     Payments payments;
     @Inject
-    AcquirerClient acquirer;
+    Checkout checkout;
     @Inject
     Tenants tenants;
-    @Inject
-    Validator validator;
     @Inject
     IdempotencyContext idempotency;
     @Context
@@ -50,7 +45,7 @@ public class PaymentResource {
     @Transactional
     @Idempotent(endpoint = "payments.create")
     public Response create(PaymentRequest request, @Context UriInfo uri) {
-        Payment payment = pay(request, tenant());
+        Payment payment = checkout.pay(request, tenant());
         return Response.created(uri.getAbsolutePathBuilder().path(payment.id).build())
                 .entity(PaymentView.of(payment)).build();
     }
@@ -67,30 +62,9 @@ public class PaymentResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Idempotent(endpoint = "payments.async", asynchronous = true)
     public Response createAsync(PaymentRequest request) {
-        Payment payment = pay(request, idempotency.scope().orElseThrow().tenant());
+        Payment payment = checkout.pay(request, idempotency.scope().orElseThrow().tenant());
         return Response.status(Response.Status.CREATED).header("Location", java.net.URI.create("payments/" + payment.id))
                 .entity(PaymentView.of(payment)).build();
-    }
-
-    private Payment pay(PaymentRequest request, String tenant) {
-        DemoProblem.requireValid(validator, request);
-        Payment payment = new Payment();
-        payment.id = UUID.randomUUID().toString();
-        payment.tenant = tenant;
-        payment.merchantOrderNo = request.merchantOrderNo;
-        payment.amount = request.amount.setScale(2, java.math.RoundingMode.UNNECESSARY);
-        payment.currency = request.currency;
-        payment.status = "PENDING";
-        try {
-            payments.insert(payment);
-        } catch (PersistenceException duplicate) {
-            String holder = payments.holderOf(payment.tenant, payment.merchantOrderNo).orElse("(in progress)");
-            throw DemoProblem.alreadyPaid(payment.merchantOrderNo, holder);
-        }
-        payment.chargeId = acquirer.charge(payment);
-        payment.status = "CAPTURED";
-        payments.update(payment);
-        return payment;
     }
 
     @GET
