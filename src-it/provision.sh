@@ -19,14 +19,18 @@ mkdir -p "$(dirname "$dir")"
 # A short lease on the payments endpoint, so that a test can let it run out, and a bound on the keys a
 # caller may hold there, so that a flood reaches it: configured on the server only.
 # Kept next to the server for the tests that start more nodes.
-echo "idempotency.endpoints.payments.create.lease=PT3S idempotency.endpoints.payments.create.max-keys-per-endpoint=1500" \
+echo "idempotency.endpoints.payments.create.lease=PT3S idempotency.endpoints.payments.create.max-keys-per-endpoint=1500 idempotency.endpoints.payments.commands.lease=PT3S" \
   > "$dir.properties"
 export EXTRA_SYSTEM_PROPERTIES="$(cat "$dir.properties")"
 # One secret for every node of this run, kept next to the server for the tests that start a second node.
 head -c 48 /dev/urandom | base64 -w0 > "$dir.secret"
 export IDEMPOTENCY_SECRET="$(cat "$dir.secret")"
 case "$server" in
-  wildfly) "$root/scripts/provision-wildfly.sh" "$dir" "$db" --demo ;;
+  wildfly)
+    "$root/scripts/provision-wildfly.sh" "$dir" "$db" --demo
+    # The tests' own queue, beside the demo's.
+    "$dir"/wildfly-*/bin/jboss-cli.sh --file="$root/src-it/messaging-it.cli" > "$dir.cli.out" 2>&1 \
+      || { cat "$dir.cli.out" >&2; exit 1; } ;;
   payara)
     # Payara Micro 6 and the JDBC driver next to what server-config/payara writes; the Arquillian
     # container starts it with these (src-it/resources/arquillian.xml, payara.micro.* properties).

@@ -24,8 +24,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An idempotent message-driven bean on WildFly's full profile: the embedded broker's queue of payment commands
- * (server-config/wildfly/messaging.cli: redelivered after 300 ms, at most 5 times, then to the dead-letter queue),
+ * An idempotent message-driven bean on WildFly's full profile: the embedded broker's queue of the tests' commands
+ * (src-it/messaging-it.cli: redelivered after 300 ms, at most 5 times, then to the dead-letter queue),
  * the listener's work on the record table's datasource, and the broker's acknowledgement in one JTA transaction
  * (two-phase with PostgreSQL's XA datasource on the tests' own cluster; the H2 datasource as its last resource).
  * Messages are sent from the server as a producer sends them; every wait is on the server's events.

@@ -124,6 +124,51 @@ class FaultScenariosIT {
         }
     }
 
+    // Issue 12: the node consuming payment commands dies inside their messages' transactions. Each command was sent
+    // twice (two messages); the broker's journal brings every unacknowledged message back with the node.
+    @Test
+    void crashInsideAMessagesTransaction() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys, null, Operations.COMMANDS);
+        long start = System.nanoTime();
+        // Queued twice each; every execution is held 4 s inside its transaction, after the charge.
+        for (int copy = 0; copy < 2; copy++) {
+            for (CompletableFuture<LoadClient.Answer> queued : client.holdInTransaction(a.base(), ops, 4000)) {
+                assertThat(queued.get(30, TimeUnit.SECONDS).status()).as("queued").isEqualTo(202);
+            }
+        }
+        // As many commands as the node's consumers hold at once are inside their transactions when it dies.
+        awaitRecords(ops.subList(0, Math.min(ops.size(), 4)), "PROCESSING");
+        List<Operations.Operation> held = new java.util.ArrayList<>();
+        for (Operations.Operation op : ops) {
+            if ("PROCESSING".equals(Checker.recordStatus(op.scopeKey()))) {
+                held.add(op);
+            }
+        }
+        a.crash();
+        a.boot();
+        // Redelivered on the restarted node: they meet their dead claims until the 3 s lease runs out, then take
+        // them over; the copies are acknowledged as duplicates. The senders ask for each command's outcome.
+        for (Operations.Operation op : ops) {
+            LoadClient.Answer outcome = client.awaitCommand(a.base(), op, Duration.ofMinutes(2));
+            assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
+            assertThat(outcome.body()).contains("SUCCEEDED");
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("4f. Crash: kill -9 inside a message's transaction", ops.size() + " payment commands, each sent"
+                        + " twice to node A's queue (2 messages), consumed by its message-driven bean",
+                "kill -9 of node A's JVM while the commands were held 4 s inside their transactions; restart on the"
+                        + " same data (broker journal, transaction log)",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+        assertThat(held).as("commands inside their transactions when the node died").isNotEmpty();
+        for (Operations.Operation op : held) {
+            assertThat(Checker.attempts(op)).as("taken over after the dead lease").isGreaterThanOrEqualTo(2);
+        }
+    }
+
     @Test
     void crashBetweenTheClaimsCommitAndTheBusinessTransaction() throws Exception {
         History history = new History();

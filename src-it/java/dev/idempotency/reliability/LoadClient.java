@@ -178,6 +178,48 @@ final class LoadClient {
         return answer;
     }
 
+    /**
+     * The outcome of a payment command, as its sender asks for it: {@code GET /payment-commands/{commandId}} with
+     * {@code Prefer: wait=30}, again while the command is not done (its messages wait for a redelivery), for at
+     * most {@code within}. A done command's answer is recorded, as the acknowledgement of its outcome.
+     */
+    Answer awaitCommand(URI node, Operations.Operation op, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        String name = node.getAuthority();
+        while (true) {
+            HttpRequest request = HttpRequest.newBuilder(node.resolve(op.path() + "/" + op.key()))
+                    .timeout(Duration.ofSeconds(40)).header("Prefer", "wait=30")
+                    .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                            (op.user() + ":" + op.user()).getBytes(StandardCharsets.UTF_8))).GET().build();
+            long sentAt = System.currentTimeMillis();
+            Answer answer;
+            try {
+                HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                answer = new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
+                        response.headers().firstValue("Content-Type").orElse(""),
+                        new String(response.body(), StandardCharsets.UTF_8));
+                boolean done = response.statusCode() == 200 && !answer.body().contains("\"PROCESSING\"")
+                        && !answer.body().contains("\"FAILED_RETRYABLE\"");
+                if (done || System.nanoTime() > deadline) {
+                    history.ok(op.key(), name, true, response.statusCode(), response.body(),
+                            answer.retryAfter() != null, sentAt);
+                    return answer;
+                }
+            } catch (IOException e) {
+                history.fail(op.key(), name, true, e.toString(), sentAt);
+                answer = new Answer(0, null, "", "");
+                if (System.nanoTime() > deadline) {
+                    return answer;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Answer(0, null, "", "");
+            }
+            // Not done yet (still running past the server's wait, or given back for a redelivery): ask again soon.
+            sleep(200);
+        }
+    }
+
     static void sleep(long millis) {
         try {
             Thread.sleep(millis);

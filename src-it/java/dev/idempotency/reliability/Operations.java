@@ -16,10 +16,12 @@ final class Operations {
     /** The demo's synchronous payment endpoint, and its asynchronous one (POST /payments/async). */
     static final String PAYMENTS = "payments.create";
     static final String ASYNC_PAYMENTS = "payments.async";
+    /** The demo's payment commands, sent as messages by POST /payment-commands, keyed by their commandId. */
+    static final String COMMANDS = "payments.commands";
 
     /**
      * One operation: an idempotency key, its caller, its business key and its request body, sent to an endpoint
-     * ({@link #PAYMENTS} or {@link #ASYNC_PAYMENTS}).
+     * ({@link #PAYMENTS}, {@link #ASYNC_PAYMENTS} or {@link #COMMANDS}).
      */
     record Operation(String key, String user, String order, String body, String otherBody, String endpoint) {
         /** The record's primary key, as the library computes it (the demo's ScopeResolver: tenant by user). */
@@ -29,7 +31,11 @@ final class Operations {
 
         /** The path the operation is posted to, under the demo's base URI. */
         String path() {
-            return ASYNC_PAYMENTS.equals(endpoint) ? "api/payments/async" : "api/payments";
+            return switch (endpoint) {
+                case ASYNC_PAYMENTS -> "api/payments/async";
+                case COMMANDS -> "api/payment-commands";
+                default -> "api/payments";
+            };
         }
 
         /** The key the payments service sent the acquirer (IdempotencyContext.derive("acquirer.charge")). */
@@ -106,10 +112,13 @@ final class Operations {
         List<Operation> ops = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String order = "F" + i + "-" + run;
-            String body = "{\"merchantOrderNo\":\"" + order + "\",\"amount\":" + (i % 97 + 1) + ".25,\"currency\":\"EUR\"}";
+            String key = "fault-" + run + "-" + i;
+            // A command carries its key in its body (the listener's keySource = BODY_FIELD, commandId).
+            String command = COMMANDS.equals(endpoint) ? "\"commandId\":\"" + key + "\"," : "";
+            String body = "{" + command + "\"merchantOrderNo\":\"" + order + "\",\"amount\":" + (i % 97 + 1)
+                    + ".25,\"currency\":\"EUR\"}";
             String other = body.replace(".25,", ".75,");
-            ops.add(new Operation("fault-" + run + "-" + i, user != null ? user : USERS.get(i % USERS.size()), order,
-                    body, other, endpoint));
+            ops.add(new Operation(key, user != null ? user : USERS.get(i % USERS.size()), order, body, other, endpoint));
         }
         return ops;
     }

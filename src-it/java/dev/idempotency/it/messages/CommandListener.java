@@ -18,14 +18,15 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * A message-driven bean as an application writes one: commands from the demo's queue, keyed by the producer's
+ * A message-driven bean as an application writes one: commands from the tests' queue (src-it/messaging-it.cli),
+ * keyed by the producer's
  * {@code IdempotencyKey} property, each writing one row of {@code it_command_effect} on the record table's
  * datasource, in the transaction the container delivers the message in. What a command does is in its body:
  * {@code ok}, {@code reject} (a final failure), {@code fail-until-N} (retryable until delivery N) or
  * {@code fail-always}.
  */
 @MessageDriven(activationConfig = {
-        @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/payment-commands"),
+        @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/it-commands"),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
         @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "16")})
 public class CommandListener implements MessageListener {

@@ -41,7 +41,7 @@ public class Commands {
 
     @Inject
     JMSContext jms;
-    @Resource(lookup = "java:/jms/queue/payment-commands")
+    @Resource(lookup = "java:/jms/queue/it-commands")
     Queue commands;
     @Resource(lookup = "java:/jms/queue/DLQ")
     Queue deadLetters;

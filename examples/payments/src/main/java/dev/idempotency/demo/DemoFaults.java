@@ -42,7 +42,8 @@ import java.util.Map;
  *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout.</li>
  * </ul>
  * They act at the {@link At} points of the demo's data services ({@link Injector}), also inside the task of
- * {@code POST /payments/async}, which gets the faults its request carried. The clock skew of a node,
+ * {@code POST /payments/async} and in the listener of a command sent by {@code POST /payment-commands}, which get
+ * the faults their request carried. The clock skew of a node,
  * the server property {@code demo.clock-skew}, is applied by {@link DemoClock}, under the same switch.
  */
 @RequestScoped
@@ -56,8 +57,8 @@ public class DemoFaults {
     private String fail;
     private Long acquirerDelayMillis;
 
-    // The faults of the latest request of each operation (caller and key), for its asynchronous task: the task
-    // runs in a request context of its own on the executor's thread, where the request's headers are not.
+    // The faults of the latest request of each operation (caller and key), for its asynchronous task or its
+    // message's listener: they run in a request context of their own, where the request's headers are not.
     private static final Map<String, Recorded> OF_OPERATIONS = java.util.Collections.synchronizedMap(
             new java.util.LinkedHashMap<>(16, 0.75f, true) {
                 @Override
@@ -104,6 +105,19 @@ public class DemoFaults {
         return acquirerDelayMillis;
     }
 
+    /**
+     * Keeps this request's faults for the operation {@code key} of {@code caller}, which another context runs: an
+     * asynchronous task, or the listener of a payment command this request sends.
+     */
+    static void carryTo(String caller, String key) {
+        if (!enabled()) {
+            return;
+        }
+        DemoFaults current = CDI.current().select(DemoFaults.class).get();
+        OF_OPERATIONS.put(caller + "\n" + key, new Recorded(current.delayMillis(), current.fail(),
+                current.acquirerDelayMillis()));
+    }
+
     /** Whether this server honours the fault headers ({@code demo.faults}, default false). */
     static boolean enabled() {
         return ConfigProvider.getConfig().getOptionalValue("demo.faults", Boolean.class).orElse(false);
@@ -142,7 +156,7 @@ public class DemoFaults {
             String key = request.getHeaderString("Idempotency-Key");
             java.security.Principal caller = request.getSecurityContext().getUserPrincipal();
             if (key != null && caller != null) {
-                OF_OPERATIONS.put(caller.getName() + "\n" + key.trim().replaceAll("^\"|\"$", ""), recorded);
+                carryTo(caller.getName(), key.trim().replaceAll("^\"|\"$", ""));
             }
         }
 

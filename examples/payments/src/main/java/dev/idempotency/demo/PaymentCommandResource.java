@@ -68,6 +68,7 @@ public class PaymentCommandResource extends IdempotencyStatusResource {
         } catch (NamingException noBroker) {
             throw DemoProblem.noBroker();
         }
+        DemoFaults.carryTo(user, commandId);
         try (JMSContext jms = factory.createContext()) {
             jms.createProducer().setProperty("tenant", tenant).setProperty("requestedBy", user).send(commands, command);
         }
