@@ -36,6 +36,8 @@ final class DedicatedPostgres implements Checker.Database, AutoCloseable {
         run(false, "pg_dropcluster", version, CLUSTER, "--stop");
         run(true, "pg_createcluster", version, CLUSTER, "--port", Integer.toString(PORT), "--",
                 "--auth-local=trust", "--auth-host=trust");
+        // Two-phase commit, for a message's XA transaction (the broker's branch and the datasource's).
+        run(true, "pg_conftool", version, CLUSTER, "set", "max_prepared_transactions", "64");
         db.start();
         run(true, "psql", "-q", "-h", "127.0.0.1", "-p", Integer.toString(PORT), "-U", "postgres", "-d", "postgres",
                 "-c", "CREATE DATABASE idem_fault");

@@ -23,7 +23,9 @@ public sealed interface IdempotencyEvent {
 
     /**
      * A message to an idempotent listener was handled: how, at which delivery ({@code JMSXDeliveryCount}).
-     * {@code scopeKey} is empty when the message could not be keyed.
+     * {@code scopeKey} is empty when the message could not be keyed. Fired inside the delivery's transaction:
+     * an observer that must see what that transaction left observes it
+     * {@code @Observes(during = TransactionPhase.AFTER_COMPLETION)}.
      */
     record MessageHandled(String endpoint, String scopeKey, String messageId, int delivery, Handling handling)
             implements IdempotencyEvent {

@@ -191,7 +191,8 @@ public final class MessageDelivery {
             default -> "failed (attempt " + claim.attempt() + "): its claim is given back and the delivery rolled"
                     + " back for redelivery";
         };
-        LOG.log(handling == Handling.REDELIVERED ? Level.INFO : Level.WARNING, "IDEM-W015 " + delivery + " of "
+        boolean retried = handling == Handling.REDELIVERED;
+        LOG.log(retried ? Level.INFO : Level.WARNING, (retried ? "IDEM-I006 " : "IDEM-W015 ") + delivery + " of "
                 + op.scope() + " " + what, thrown);
         delivery.handled(handling, op.scopeKey());
         if (delivery.tx.owned()) {
