@@ -58,17 +58,24 @@ public final class MessageDelivery {
     /** Delivers the message that is {@code invocation}'s one parameter to {@code method}. */
     public Object deliver(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange)
             throws Exception {
+        EndpointPolicy policy = runtime.policy(method.endpoint());
+        Delivery delivery = new Delivery(policy, runtime.transactions().joinOrBegin());
         try {
-            return admitAndRun(invocation, method, exchange);
+            return admitAndRun(invocation, method, exchange, delivery);
+        } catch (RuntimeException | Error unexpected) {
+            if (delivery.tx.owned()) {
+                // A transaction of the library's own never outlives the delivery.
+                abandonQuietly(delivery.tx);
+            }
+            throw unexpected;
         } finally {
             exchange.delivered();
         }
     }
 
-    private Object admitAndRun(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange)
-            throws Exception {
-        EndpointPolicy policy = runtime.policy(method.endpoint());
-        Delivery delivery = new Delivery(policy, runtime.transactions().joinOrBegin());
+    private Object admitAndRun(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange,
+                               Delivery delivery) throws Exception {
+        EndpointPolicy policy = delivery.policy;
         Operation op;
         try {
             delivery.message = JmsMessages.facts(invocation.getParameters()[0], policy);
