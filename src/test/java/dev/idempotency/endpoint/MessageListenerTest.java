@@ -35,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * An {@code @Idempotent} message listener consuming a real broker's messages (Artemis in the test's JVM), delivered
@@ -269,6 +270,35 @@ class MessageListenerTest {
         Message shipment = broker.take(PaymentCommands.SHIPMENTS);
         String scopeKey = SCOPE_DIGEST.of(new Scope("", "$messages", ENDPOINT, key));
         assertThat(shipment.getStringProperty(DerivedKeyMessages.PROPERTY)).isEqualTo(ScopeDigest.derive(scopeKey, "shipping"));
+    }
+
+    // A listener the container calls without a transaction (bean-managed, or not supported): the library runs it
+    // in one of its own, and has a failure redelivered by throwing it.
+    @Test
+    void withoutAContainerTransactionTheLibraryCommitsItselfAndThrowsAFailureForTheContainerToRedeliver()
+            throws Exception {
+        String key = newKey();
+        broker.send(COMMANDS, command(key, "19.00"), Map.of("IdempotencyKey", key));
+        Message message = broker.take(COMMANDS);
+        PaymentCommands.duringExecution = m -> {
+            throw new IllegalStateException("the acquirer timed out");
+        };
+        RequestContextController context = requestContext();
+        context.activate();
+        try {
+            assertThatThrownBy(() -> listener().onMessage(message)).hasMessageContaining("the acquirer timed out");
+            assertThat(Narayana.transactionManager().getTransaction()).as("none left on the thread").isNull();
+            assertThat(record(key)).containsEntry("status", "FAILED_RETRYABLE");
+            PaymentCommands.duringExecution = m -> { };
+            listener().onMessage(message);
+            listener().onMessage(message);
+        } finally {
+            context.deactivate();
+        }
+        assertThat(Narayana.transactionManager().getTransaction()).isNull();
+        assertThat(payments(key)).isEqualTo(1);
+        assertThat(record(key)).containsEntry("status", "SUCCEEDED").containsEntry("attempts", 2);
+        assertThat(handled()).containsExactly(Handling.REDELIVERED, Handling.EXECUTED, Handling.DUPLICATE);
     }
 
     private PaymentCommands listener() {
