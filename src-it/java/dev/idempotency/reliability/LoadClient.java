@@ -179,6 +179,21 @@ final class LoadClient {
     }
 
     /**
+     * Sends every payment command twice (two messages to the node's queue), each execution to be held
+     * {@code delayMillis} inside its transaction; returns once all were queued (202).
+     */
+    void queueTwice(URI node, List<Operations.Operation> commands, long delayMillis) throws Exception {
+        for (int copy = 0; copy < 2; copy++) {
+            for (java.util.concurrent.CompletableFuture<Answer> queued : holdInTransaction(node, commands, delayMillis)) {
+                Answer answer = queued.get(30, TimeUnit.SECONDS);
+                if (answer.status() != 202) {
+                    throw new AssertionError("a command was not queued: " + answer);
+                }
+            }
+        }
+    }
+
+    /**
      * The outcome of a payment command, as its sender asks for it: {@code GET /payment-commands/{commandId}} with
      * {@code Prefer: wait=30}, again while the command is not done (its messages wait for a redelivery), for at
      * most {@code within}. A done command's answer is recorded, as the acknowledgement of its outcome.
