@@ -156,6 +156,13 @@ public final class JdbcRecordStore implements RecordStore {
     // The caller's counter row of the endpoint, locked until commit (the key charge may have done so already);
     // created at zero when no charge ever made it. Taken after the record, as every path takes them.
     private void lockCaller(Connection c, IdempotencyRecord record) throws SQLException {
+        if (dialect == Dialect.MARIADB) {
+            try (PreparedStatement ensure = c.prepareStatement(sql.ensureQuota)) {
+                setAll(ensure, record.tenant(), record.principal(), record.endpoint());
+                ensure.executeUpdate();
+                return;
+            }
+        }
         try (PreparedStatement touch = c.prepareStatement(sql.lockCounter)) {
             setAll(touch, record.tenant(), record.principal(), record.endpoint());
             if (touch.executeUpdate() == 1) {
@@ -459,7 +466,7 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     // One up unless at the limit; the row is created by the first charge (a concurrent creator wins the
-    // primary key, and the update is tried again on its row).
+    // primary key, and the update is tried again on its row), on MariaDB before it.
     private boolean chargeOne(Connection c, String tenant, String principal, String row, int limit)
             throws SQLException {
         // In flight, with a limit: less what was given back, read without a lock (one not yet visible only
@@ -474,12 +481,24 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             }
         }
+        boolean rowExists = false;
+        if (dialect == Dialect.MARIADB) {
+            // Created first where missing (RecordSql.ensureQuota): the update below then finds its row.
+            try (PreparedStatement ensure = c.prepareStatement(sql.ensureQuota)) {
+                setAll(ensure, tenant, principal, row);
+                ensure.executeUpdate();
+                rowExists = true;
+            }
+        }
         try (PreparedStatement update = c.prepareStatement(sql.charge)) {
             setAll(update, tenant, principal, row);
             update.setLong(4, givenBack);
             update.setLong(5, limit == 0 ? Long.MAX_VALUE : limit);
             if (update.executeUpdate() == 1) {
                 return true;
+            }
+            if (rowExists) {
+                return false;
             }
             try (PreparedStatement create = c.prepareStatement(sql.createQuota)) {
                 setAll(create, tenant, principal, row);

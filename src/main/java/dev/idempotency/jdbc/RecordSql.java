@@ -37,6 +37,8 @@ final class RecordSql {
     // Quota rows: charge (one up, unless at the limit), creation, give-back, and reconciliation.
     final String charge;
     final String createQuota;
+    /** MariaDB only: the counter row created at zero unless it exists, and locked either way. */
+    final String ensureQuota;
     final String giveBackInFlight;
     final String giveBackInFlightCreate;
     final String sumReleased;
@@ -92,6 +94,12 @@ final class RecordSql {
         charge = "UPDATE " + quota + " SET used = used + 1 WHERE tenant = ? AND principal = ? AND endpoint = ?"
                 + " AND used - ? < ?";
         createQuota = "INSERT INTO " + quota + " (tenant, principal, endpoint, used) VALUES (?, ?, ?, 1)";
+        // On MariaDB an UPDATE that finds no row holds a gap lock until commit, and a burst of a new caller's
+        // first claims, each holding one, all wait for each other's INSERT into that gap: deadlock after
+        // deadlock, a livelock while retries keep arriving. An upsert takes no gap lock on a missing row (its
+        // insert intention lets the others' pass) and an exclusive lock on an existing one: the claims queue.
+        ensureQuota = "INSERT INTO " + quota + " (tenant, principal, endpoint, used) VALUES (?, ?, ?, 0)"
+                + " ON DUPLICATE KEY UPDATE used = used";
         sumReleased = "SELECT COALESCE(SUM(released), 0) FROM " + released + " WHERE tenant = ? AND principal = ?";
         // The give-back of a finished record's caller (H2, MariaDB; PostgreSQL's is in its finish statement).
         // Parameters: stripe, scope key (H2's update: stripe, scope key, scope key).
