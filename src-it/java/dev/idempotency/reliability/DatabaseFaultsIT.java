@@ -118,6 +118,10 @@ class DatabaseFaultsIT {
         db.start();
         for (Operations.Operation op : ops) {
             LoadClient.Answer outcome = client.awaitCommand(node.base(), op, Duration.ofMinutes(2));
+            if (outcome.status() != 200 || !outcome.body().contains("SUCCEEDED")) {
+                // What the node said of its messages, for whoever reads the failure.
+                node.log().lines().filter(l -> l.contains("IDEM-")).forEach(System.out::println);
+            }
             assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
             assertThat(outcome.body()).contains("SUCCEEDED");
         }

@@ -36,7 +36,11 @@ public class Checkout {
         payment.status = "PENDING";
         try {
             payments.insert(payment);
-        } catch (PersistenceException duplicate) {
+        } catch (PersistenceException failed) {
+            if (!isUniqueViolation(failed)) {
+                // A lost connection or a crashed database is not a client's error: retryable, never recorded.
+                throw failed;
+            }
             String holder = payments.holderOf(payment.tenant, payment.merchantOrderNo).orElse("(in progress)");
             throw DemoProblem.alreadyPaid(payment.merchantOrderNo, holder);
         }
@@ -44,5 +48,15 @@ public class Checkout {
         payment.status = "CAPTURED";
         payments.update(payment);
         return payment;
+    }
+
+    // SQLSTATE class 23 (integrity constraint violation): the merchant order's unique key, on every database.
+    private static boolean isUniqueViolation(Throwable failed) {
+        for (Throwable t = failed; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+                return true;
+            }
+        }
+        return false;
     }
 }
