@@ -11,7 +11,8 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Makes a JAX-RS resource method idempotent: the same operation (same scope and key, same request
+ * Makes a JAX-RS resource method, a message listener ({@code onMessage(jakarta.jms.Message)}) or a CDI business
+ * method with an {@link IdempotencyKey} parameter idempotent: the same operation (same scope and key, same request
  * fingerprint) arriving twice has the effect of once, and every repeat gets the first outcome back.
  *
  * <p>Every member is {@link Nonbinding}. A member left at its default takes the value configured as

@@ -3,7 +3,7 @@ package dev.idempotency;
 /**
  * Where an {@link Idempotent} method finds its idempotency key. {@link #HEADER} and {@link #BODY_FIELD} serve
  * JAX-RS resource methods; {@link #MESSAGE_PROPERTY}, {@link #BODY_FIELD} and {@link #MESSAGE_ID} serve message
- * listeners ({@code onMessage(jakarta.jms.Message)}).
+ * listeners ({@code onMessage(jakarta.jms.Message)}); {@link #PARAMETER} serves CDI business methods.
  */
 public enum KeySource {
     /** A request header, {@code Idempotency-Key} unless {@link Idempotent#keyName()} names another. */
@@ -25,5 +25,10 @@ public enum KeySource {
      * redeliveries, but a producer that sends the same command again (after a timeout, from a replayed batch)
      * sends a new message with a new id, which this key cannot recognise as a duplicate.
      */
-    MESSAGE_ID
+    MESSAGE_ID,
+    /**
+     * The parameter marked {@link IdempotencyKey} of an idempotent CDI business method; such a method takes its key
+     * only from there (its {@code keySource} left at the default, or set to this).
+     */
+    PARAMETER
 }

@@ -23,6 +23,7 @@ public enum ProblemType {
     RESPONSE_TOO_LARGE("response-too-large", 500, "Response too large to keep for replay"),
     MESSAGE_FAILED("message-failed", 422, "Message failed finally"),
     DEAD_LETTERED("dead-lettered", 503, "Message failed on its last delivery"),
+    OPERATION_FAILED("operation-failed", 422, "Operation failed finally"),
     OPERATION_NOT_FOUND("operation-not-found", 404, "No such operation"),
     NOT_CONFIGURED("not-configured", 500, "Idempotency not configured for this call");
 

@@ -4,6 +4,7 @@ import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.internal.IdempotentMethod;
 import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.ResponseStorage;
 import dev.idempotency.config.SettingsSource;
@@ -77,23 +78,30 @@ public class IdempotencyExtension implements Extension {
             Idempotent onMethod = annotated.getAnnotation(Idempotent.class);
             boolean resourceMethod = isResourceMethod(method);
             boolean listener = !resourceMethod && isMessageListener(method);
-            if (onMethod == null && (onClass == null || !(resourceMethod || listener))) {
+            List<Integer> keyParameters = keyParameters(method);
+            boolean call = !resourceMethod && !listener && !keyParameters.isEmpty();
+            if (onMethod == null && (onClass == null || !(resourceMethod || listener || call))) {
                 continue;
             }
             Idempotent effective = onMethod != null ? onMethod : onClass;
             String where = method.getDeclaringClass().getName() + "#" + method.getName();
-            if (!resourceMethod && !listener) {
+            if (!resourceMethod && !listener && !call) {
                 problems.add("IDEM-D001 @Idempotent on " + where + ", which is neither a JAX-RS resource method"
-                        + " (it has no @GET/@POST/@PUT/@PATCH/@DELETE or other @HttpMethod annotation) nor a message"
-                        + " listener (one jakarta.jms.Message parameter)");
+                        + " (it has no @GET/@POST/@PUT/@PATCH/@DELETE or other @HttpMethod annotation), nor a message"
+                        + " listener (one jakarta.jms.Message parameter), nor a business method with an @IdempotencyKey"
+                        + " parameter");
                 continue;
             }
-            if (!check(method, where)) {
+            if (!check(method, where, call)) {
                 continue;
             }
-            if (listener && effective.asynchronous()) {
-                problems.add("IDEM-D016 @Idempotent(asynchronous = true) on message listener " + where + ": a message"
-                        + " runs where it is delivered, in the transaction that acknowledges it");
+            if ((listener || call) && effective.asynchronous()) {
+                problems.add("IDEM-D016 @Idempotent(asynchronous = true) on " + (listener ? "message listener "
+                        : "business method ") + where + ": " + (listener ? "a message runs where it is delivered, in"
+                        + " the transaction that acknowledges it" : "a call runs where it is made, and returns its result"));
+                continue;
+            }
+            if (call && !keyParameterUsable(method, keyParameters, where)) {
                 continue;
             }
             String endpoint = effective.endpoint().isEmpty()
@@ -112,7 +120,8 @@ public class IdempotencyExtension implements Extension {
             }
             Method replayWith = replayWith(method, effective, where);
             methods.add(new IdempotentMethod(method, effective, endpoint, replayWith,
-                    listener ? IdempotentMethod.Trigger.MESSAGE : IdempotentMethod.Trigger.REQUEST));
+                    listener ? IdempotentMethod.Trigger.MESSAGE : call ? IdempotentMethod.Trigger.CALL
+                            : IdempotentMethod.Trigger.REQUEST, call ? keyParameters.get(0) : -1));
         }
     }
 
@@ -167,9 +176,38 @@ public class IdempotencyExtension implements Extension {
         return List.copyOf(methods);
     }
 
-    private boolean check(Method method, String where) {
+    // The positions of a method's @IdempotencyKey parameters.
+    private static List<Integer> keyParameters(Method method) {
+        List<Integer> found = new ArrayList<>();
+        Parameter[] parameters = method.getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i].isAnnotationPresent(IdempotencyKey.class)) {
+                found.add(i);
+            }
+        }
+        return found;
+    }
+
+    private boolean keyParameterUsable(Method method, List<Integer> keyParameters, String where) {
+        if (keyParameters.size() > 1) {
+            problems.add("IDEM-D017 @Idempotent " + where + " has " + keyParameters.size() + " @IdempotencyKey"
+                    + " parameters; an operation has one key");
+            return false;
+        }
+        Class<?> type = method.getParameterTypes()[keyParameters.get(0)];
+        boolean usable = CharSequence.class.isAssignableFrom(type) || type == java.util.UUID.class
+                || type == long.class || type == Long.class || type == int.class || type == Integer.class;
+        if (!usable) {
+            problems.add("IDEM-D017 the @IdempotencyKey parameter of " + where + " is a " + type.getName()
+                    + "; a key is text: a CharSequence, a UUID, or a long or int");
+        }
+        return usable;
+    }
+
+    private boolean check(Method method, String where, boolean call) {
         Class<?> returnType = method.getReturnType();
-        if (returnType.isPrimitive() && returnType != void.class) {
+        // A call's result is stored as JSON and read back as its type, a primitive as well as any other.
+        if (!call && returnType.isPrimitive() && returnType != void.class) {
             problems.add("IDEM-D002 @Idempotent " + where + " returns a primitive " + returnType
                     + "; return a reference type or Response, so that a replay can stand in for the result");
             return false;

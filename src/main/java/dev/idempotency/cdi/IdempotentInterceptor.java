@@ -69,6 +69,11 @@ public class IdempotentInterceptor {
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
                     "this method is not set up for idempotency; the server log says why"));
         }
+        if (method != null && method.trigger() == IdempotentMethod.Trigger.CALL) {
+            // A call owns no request: it is run apart from the exchange, wherever it is made (even inside another
+            // idempotent operation, whose transaction it then joins).
+            return runtime.calls().call(invocation, method);
+        }
         ExchangeStage stage = exchange.stage();
         if (method == null || stage.active() != null || stage instanceof ExchangeStage.Unkeyed) {
             // Not idempotent; a nested call inside an operation that is already protected; or the key is

@@ -11,6 +11,7 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.MessagePolicy;
 import dev.idempotency.core.ScopeSource;
+import dev.idempotency.core.CallScopeResolver;
 import dev.idempotency.core.Redaction;
 import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.json.JsonRedactor;
@@ -292,7 +293,50 @@ public final class IdempotencySettings {
      * principal is a constant or a producer's property, not a client).
      */
     public EndpointPolicy policyFor(String endpoint, Idempotent annotation, boolean consumesMessages) {
+        return policyFor(endpoint, annotation, consumesMessages ? Origin.MESSAGE : Origin.REQUEST);
+    }
+
+    /**
+     * The policy of an idempotent CDI business method, whose key is its {@code @IdempotencyKey} argument
+     * ({@link KeySource#PARAMETER}) and whose caller limits, as a message listener's, apply only where they are set
+     * for it (its principal is often one constant for every call).
+     */
+    public EndpointPolicy policyForCall(String endpoint, Idempotent annotation) {
+        return policyFor(endpoint, annotation, Origin.CALL);
+    }
+
+    /** Where the tenant and principal of a business method's calls come from ({@code call.*}). */
+    public CallScopeResolver.Sources callSources(String endpoint) {
+        ScopeSource tenant = scopeSource(Setting.CALL_TENANT, endpoint);
+        ScopeSource principal = scopeSource(Setting.CALL_PRINCIPAL, endpoint);
+        for (Map.Entry<Setting, ScopeSource> source : Map.of(Setting.CALL_TENANT, tenant, Setting.CALL_PRINCIPAL,
+                principal).entrySet()) {
+            if (source.getValue().kind() == ScopeSource.Kind.PROPERTY) {
+                throw invalid(keyOf(source.getKey(), endpoint), source.getValue().toString(),
+                        "a call has no properties: constant:<value> or caller");
+            }
+        }
+        return new CallScopeResolver.Sources(tenant, principal);
+    }
+
+    /** What an endpoint's operations come from, which decides where its key and scope can be found. */
+    private enum Origin {
+        REQUEST, MESSAGE, CALL
+    }
+
+    private EndpointPolicy policyFor(String endpoint, Idempotent annotation, Origin origin) {
+        boolean consumesMessages = origin == Origin.MESSAGE;
         KeySource keySource = annotation.keySource();
+        if (origin == Origin.CALL) {
+            if (keySource != KeySource.HEADER && keySource != KeySource.PARAMETER) {
+                throw new IdempotencyDefinitionException("IDEM-D017 endpoint '" + endpoint + "' is a business method,"
+                        + " whose key is its @IdempotencyKey parameter: leave keySource out (or set PARAMETER)");
+            }
+            keySource = KeySource.PARAMETER;
+        } else if (keySource == KeySource.PARAMETER) {
+            throw new IdempotencyDefinitionException("IDEM-D017 endpoint '" + endpoint + "' takes its key from an"
+                    + " @IdempotencyKey parameter but is a " + (consumesMessages ? "message listener" : "resource method"));
+        }
         boolean messageKey = keySource == KeySource.MESSAGE_PROPERTY || keySource == KeySource.MESSAGE_ID;
         if (consumesMessages && keySource == KeySource.HEADER) {
             throw new IdempotencyDefinitionException("IDEM-D015 endpoint '" + endpoint + "' consumes messages, which"
@@ -312,6 +356,9 @@ public final class IdempotencySettings {
         }
         if (keySource == KeySource.MESSAGE_ID) {
             keyName = dev.idempotency.core.MessageFacts.MESSAGE_ID;
+        }
+        if (keySource == KeySource.PARAMETER) {
+            keyName = dev.idempotency.core.CallFacts.KEY;
         }
         if (annotation.keySource() == KeySource.BODY_FIELD && keyName.isEmpty()) {
             throw new IdempotencyDefinitionException("IDEM-D004 @Idempotent(keySource = BODY_FIELD) on endpoint '"
@@ -370,9 +417,10 @@ public final class IdempotencySettings {
             }
         }
         Optional<MessagePolicy> messages = consumesMessages ? Optional.of(messagePolicy(endpoint)) : Optional.empty();
-        int maxInFlight = consumesMessages ? setForEndpointOnly(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint)
+        boolean limitsOnlyWhereSet = origin != Origin.REQUEST;
+        int maxInFlight = limitsOnlyWhereSet ? setForEndpointOnly(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint)
                 : nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint);
-        int maxKeys = consumesMessages ? setForEndpointOnly(Setting.MAX_KEYS_PER_ENDPOINT, endpoint)
+        int maxKeys = limitsOnlyWhereSet ? setForEndpointOnly(Setting.MAX_KEYS_PER_ENDPOINT, endpoint)
                 : nonNegative(Setting.MAX_KEYS_PER_ENDPOINT, endpoint);
         return new EndpointPolicy(endpoint, keySource, keyName, annotation.keyRequired(), retention, lease,
                 inFlight, wait, storage, annotation.replayWith(), Arrays.asList(annotation.finalOn()),
@@ -387,6 +435,13 @@ public final class IdempotencySettings {
     private MessagePolicy messagePolicy(String endpoint) {
         ScopeSource tenant = scopeSource(Setting.MESSAGE_TENANT, endpoint);
         ScopeSource principal = scopeSource(Setting.MESSAGE_PRINCIPAL, endpoint);
+        for (Map.Entry<Setting, ScopeSource> source : Map.of(Setting.MESSAGE_TENANT, tenant, Setting.MESSAGE_PRINCIPAL,
+                principal).entrySet()) {
+            if (source.getValue().kind() == ScopeSource.Kind.CALLER) {
+                throw invalid(keyOf(source.getKey(), endpoint), "caller",
+                        "a message has no authenticated caller: constant:<value> or property:<name>");
+            }
+        }
         List<String> properties = splitList(endpointRaw(Setting.MESSAGE_FINGERPRINT_PROPERTIES, endpoint, null));
         String deliveries = endpointRaw(Setting.MESSAGE_MAX_DELIVERIES, endpoint, null);
         return new MessagePolicy(tenant, principal, properties,

@@ -68,6 +68,9 @@ public enum Setting {
             "Message properties that are part of a message's fingerprint besides its body (comma-separated)."),
     MESSAGE_MAX_DELIVERIES("message.max-deliveries", "10", true,
             "Delivery attempts the broker makes on the endpoint's destination (Artemis max-delivery-attempts, default 10): a retryable failure of the last is recorded as dead-lettered."),
+    CALL_TENANT("call.tenant", "constant:", true, "Tenant of a call of an idempotent business method (an @IdempotencyKey parameter): constant:<value> or caller."),
+    CALL_PRINCIPAL("call.principal", "constant:$calls", true,
+            "Principal of a call of an idempotent business method: constant:<value>, or caller (the container's authenticated caller; a call without one is refused)."),
     STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location.");
 
     /** The prefix of every key. */

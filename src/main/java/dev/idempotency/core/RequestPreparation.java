@@ -84,6 +84,7 @@ public final class RequestPreparation {
                     case BODY_FIELD -> "the body field '" + policy.keyName() + "' is required on this endpoint";
                     case MESSAGE_PROPERTY -> "the message property " + policy.keyName() + " is required on this endpoint";
                     case MESSAGE_ID -> "the message has no JMSMessageID";
+                    case PARAMETER -> "the @IdempotencyKey argument is null";
                 }));
             }
             return Optional.empty();
@@ -123,7 +124,8 @@ public final class RequestPreparation {
     }
 
     private String key(EndpointPolicy policy, Incoming request) {
-        if (policy.keySource() == KeySource.HEADER || policy.keySource() == KeySource.MESSAGE_PROPERTY) {
+        if (policy.keySource() == KeySource.HEADER || policy.keySource() == KeySource.MESSAGE_PROPERTY
+                || policy.keySource() == KeySource.PARAMETER) {
             return keyRules.fromHeader(request.header(policy.keyName()));
         }
         if (policy.keySource() == KeySource.MESSAGE_ID) {

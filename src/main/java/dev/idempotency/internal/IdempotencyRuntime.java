@@ -20,6 +20,8 @@ import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.MessageFacts;
 import dev.idempotency.core.MessageScopeResolver;
+import dev.idempotency.core.CallScopeResolver;
+import dev.idempotency.core.CallFacts;
 import dev.idempotency.core.Settler;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.Redaction;
@@ -84,6 +86,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     @Inject
     Instance<Clock> clocks;
     @Inject
+    Instance<java.security.Principal> principals;
+    @Inject
     BeanManager beanManager;
 
     private volatile boolean started;
@@ -97,6 +101,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final JsonRedactor redactor = new JsonRedactor();
     private RequestPreparation preparation;
     private RequestPreparation messagePreparation;
+    private RequestPreparation callPreparation;
+    private final Map<String, CallScopeResolver.Sources> callSources = new HashMap<>();
+    private MethodCall methodCall;
     private MessageDelivery messageDelivery;
     private final Map<String, java.util.concurrent.atomic.LongAdder> messageCounts = new java.util.concurrent.ConcurrentHashMap<>();
     private ScopeDigest scopeDigest;
@@ -145,8 +152,13 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     + " known secret. Never run like this in production.");
         }
         for (IdempotentMethod method : found) {
-            EndpointPolicy policy = settings.policyFor(method.endpoint(), method.annotation(),
+            EndpointPolicy policy = method.trigger() == IdempotentMethod.Trigger.CALL
+                    ? settings.policyForCall(method.endpoint(), method.annotation())
+                    : settings.policyFor(method.endpoint(), method.annotation(),
                     method.trigger() == IdempotentMethod.Trigger.MESSAGE);
+            if (method.trigger() == IdempotentMethod.Trigger.CALL) {
+                callSources.put(method.endpoint(), settings.callSources(method.endpoint()));
+            }
             methods.put(method.method(), method);
             policies.put(method.endpoint(), policy);
             if (policy.externalSideEffects() && resolverFor(policy).isEmpty()) {
@@ -194,6 +206,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                         .collect(java.util.stream.Collectors.toMap(EndpointPolicy::endpoint, p -> p.messages().get()))),
                 clock);
         messageDelivery = new MessageDelivery(this);
+        // Nor has a call of a business method a request: its scope comes from the call.* settings.
+        callPreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
+                new CallScopeResolver(callSources), clock);
+        methodCall = new MethodCall(this);
         protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
                 settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
@@ -452,6 +468,37 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     public Optional<Operation> prepareMessage(MessageFacts message, IdempotentMethod method) {
         EndpointPolicy policy = policy(method.endpoint());
         return messagePreparation.prepare(message, policy, resolverFor(policy));
+    }
+
+    /**
+     * Key, scope and fingerprint of a call of a business method.
+     *
+     * @throws IdempotencyException for a malformed key or a missing caller
+     */
+    public Optional<Operation> prepareCall(CallFacts call, IdempotentMethod method) {
+        EndpointPolicy policy = policy(method.endpoint());
+        return callPreparation.prepare(call, policy, resolverFor(policy));
+    }
+
+    /** The path of business methods. */
+    public MethodCall calls() {
+        return methodCall;
+    }
+
+    /**
+     * The container's authenticated caller on this thread (the {@link java.security.Principal} bean), if any;
+     * empty where there is no such bean (outside a server) or it names nobody.
+     */
+    public Optional<String> callerName() {
+        if (!principals.isResolvable()) {
+            return Optional.empty();
+        }
+        try {
+            java.security.Principal caller = principals.get();
+            return Optional.ofNullable(caller == null ? null : caller.getName()).filter(name -> !name.isEmpty());
+        } catch (RuntimeException noSecurityContext) {
+            return Optional.empty();
+        }
     }
 
     /** The path of message listeners. */

@@ -11,16 +11,20 @@ import java.lang.reflect.Method;
  * @param annotation the effective annotation (method-level, else class-level)
  * @param endpoint   the endpoint name
  * @param replayWith for minimal storage: the method rebuilding a body from a resource id, or null
- * @param trigger    what calls it: a request or a message
+ * @param trigger      what calls it: a request, a message or the application
+ * @param keyParameter for a business method, the position of its {@link dev.idempotency.IdempotencyKey} parameter;
+ *                     -1 otherwise
  */
 public record IdempotentMethod(Method method, Idempotent annotation, String endpoint, Method replayWith,
-                               Trigger trigger) {
+                               Trigger trigger, int keyParameter) {
 
     /** What an idempotent method is called for, and so which path of the library runs it. */
     public enum Trigger {
         /** A JAX-RS resource method: the request filters capture the request, the response filter sends the outcome. */
         REQUEST,
         /** A message listener ({@code onMessage(jakarta.jms.Message)}): {@link MessageDelivery} runs it. */
-        MESSAGE
+        MESSAGE,
+        /** A CDI business method with an {@code @IdempotencyKey} parameter: {@link MethodCall} runs it. */
+        CALL
     }
 }

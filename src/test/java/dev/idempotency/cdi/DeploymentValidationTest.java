@@ -34,6 +34,8 @@ class DeploymentValidationTest {
     @Test
     void onAMethodThatIsNotAResourceMethod() {
         assertDeploymentFails(Misuses.NotAResourceMethod.class, "IDEM-D001", "NotAResourceMethod#helper");
+        assertDeploymentFails(Misuses.NotAResourceMethod.class, "IDEM-D001", "nor a business method with an"
+                + " @IdempotencyKey parameter");
     }
 
     @Test
@@ -51,6 +53,29 @@ class DeploymentValidationTest {
                     .containsExactly(IdempotentMethod.Trigger.MESSAGE);
             assertThat(container.select(IdempotencyRuntime.class).get().policy("commands.valid").messages())
                     .hasValueSatisfying(m -> assertThat(m.maxDeliveries()).isEqualTo(10));
+        }
+    }
+
+    @Test
+    void aBusinessMethodWithTwoKeysAKeyThatIsNotTextAnotherKeySourceOrAsynchronous() {
+        assertDeploymentFails(Misuses.TwoKeys.class, "IDEM-D017", "TwoKeys#post has 2 @IdempotencyKey parameters");
+        assertDeploymentFails(Misuses.KeyOfAnObject.class, "IDEM-D017", "is a java.lang.Object");
+        assertDeploymentFails(Misuses.CallKeyedByBody.class, "IDEM-D017", "'calls.body' is a business method");
+        assertDeploymentFails(Misuses.AsynchronousCall.class, "IDEM-D016", "business method");
+        set("idempotency.endpoints.calls.property.call.principal", "property:user");
+        assertDeploymentFails(Misuses.CallScopedByProperty.class, "IDEM-C001", "a call has no properties");
+    }
+
+    @Test
+    void aBusinessMethodWithAnIdempotencyKeyParameterIsFoundAsOneCalledByTheApplication() {
+        try (WeldContainer container = weld(Misuses.ValidCall.class).initialize()) {
+            IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
+            assertThat(extension.methods()).extracting(IdempotentMethod::trigger, IdempotentMethod::keyParameter)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(IdempotentMethod.Trigger.CALL, 0));
+            dev.idempotency.core.EndpointPolicy policy = container.select(IdempotencyRuntime.class).get()
+                    .policy("calls.valid");
+            assertThat(policy.keySource()).isEqualTo(dev.idempotency.KeySource.PARAMETER);
+            assertThat(policy.maxKeysPerEndpoint()).as("no caller limit unless set for it").isZero();
         }
     }
 

@@ -25,6 +25,54 @@ final class Misuses {
     }
 
     @ApplicationScoped
+    public static class TwoKeys {
+        @Idempotent
+        public String post(@dev.idempotency.IdempotencyKey String a, @dev.idempotency.IdempotencyKey String b) {
+            return a + b;
+        }
+    }
+
+    @ApplicationScoped
+    public static class KeyOfAnObject {
+        @Idempotent
+        public String post(@dev.idempotency.IdempotencyKey Object key) {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    public static class CallKeyedByBody {
+        @Idempotent(endpoint = "calls.body", keySource = dev.idempotency.KeySource.BODY_FIELD, keyName = "id")
+        public String post(@dev.idempotency.IdempotencyKey String key) {
+            return key;
+        }
+    }
+
+    @ApplicationScoped
+    public static class CallScopedByProperty {
+        @Idempotent(endpoint = "calls.property")
+        public String post(@dev.idempotency.IdempotencyKey String key) {
+            return key;
+        }
+    }
+
+    @ApplicationScoped
+    public static class AsynchronousCall {
+        @Idempotent(asynchronous = true)
+        public String post(@dev.idempotency.IdempotencyKey String key) {
+            return key;
+        }
+    }
+
+    @ApplicationScoped
+    public static class ValidCall {
+        @Idempotent(endpoint = "calls.valid")
+        public int post(@dev.idempotency.IdempotencyKey java.util.UUID key, String what) {
+            return what.length();
+        }
+    }
+
+    @ApplicationScoped
     @Path("p")
     public static class PrimitiveReturn {
         @POST
