@@ -19,7 +19,7 @@ mvn -B -q -f examples/payments/pom.xml package
 rm -f target/reliability-report.md
 contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
 step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
-mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|StormIT|PurgeUnderLoadIT).*]' "$@"
+mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
 step "real-server tests: WildFly + MariaDB, and a storm on two nodes"
