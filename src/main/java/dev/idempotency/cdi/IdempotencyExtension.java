@@ -92,6 +92,12 @@ public class IdempotencyExtension implements Extension {
                         + " parameter");
                 continue;
             }
+            if ((resourceMethod || listener) && !keyParameters.isEmpty()) {
+                problems.add("IDEM-D017 @IdempotencyKey on a parameter of " + where + ", a " + (listener
+                        ? "message listener" : "resource method") + ", whose key comes from its " + (listener
+                        ? "message" : "request") + " (keySource, keyName)");
+                continue;
+            }
             if (!check(method, where, call)) {
                 continue;
             }

@@ -307,16 +307,9 @@ public final class IdempotencySettings {
 
     /** Where the tenant and principal of a business method's calls come from ({@code call.*}). */
     public CallScopeResolver.Sources callSources(String endpoint) {
-        ScopeSource tenant = scopeSource(Setting.CALL_TENANT, endpoint);
-        ScopeSource principal = scopeSource(Setting.CALL_PRINCIPAL, endpoint);
-        for (Map.Entry<Setting, ScopeSource> source : Map.of(Setting.CALL_TENANT, tenant, Setting.CALL_PRINCIPAL,
-                principal).entrySet()) {
-            if (source.getValue().kind() == ScopeSource.Kind.PROPERTY) {
-                throw invalid(keyOf(source.getKey(), endpoint), source.getValue().toString(),
-                        "a call has no properties: constant:<value> or caller");
-            }
-        }
-        return new CallScopeResolver.Sources(tenant, principal);
+        String why = "a call has no properties: constant:<value> or caller";
+        return new CallScopeResolver.Sources(scopeSource(Setting.CALL_TENANT, endpoint, ScopeSource.Kind.PROPERTY, why),
+                scopeSource(Setting.CALL_PRINCIPAL, endpoint, ScopeSource.Kind.PROPERTY, why));
     }
 
     /** What an endpoint's operations come from, which decides where its key and scope can be found. */
@@ -433,28 +426,28 @@ public final class IdempotencySettings {
     }
 
     private MessagePolicy messagePolicy(String endpoint) {
-        ScopeSource tenant = scopeSource(Setting.MESSAGE_TENANT, endpoint);
-        ScopeSource principal = scopeSource(Setting.MESSAGE_PRINCIPAL, endpoint);
-        for (Map.Entry<Setting, ScopeSource> source : Map.of(Setting.MESSAGE_TENANT, tenant, Setting.MESSAGE_PRINCIPAL,
-                principal).entrySet()) {
-            if (source.getValue().kind() == ScopeSource.Kind.CALLER) {
-                throw invalid(keyOf(source.getKey(), endpoint), "caller",
-                        "a message has no authenticated caller: constant:<value> or property:<name>");
-            }
-        }
+        String why = "a message has no authenticated caller: constant:<value> or property:<name>";
+        ScopeSource tenant = scopeSource(Setting.MESSAGE_TENANT, endpoint, ScopeSource.Kind.CALLER, why);
+        ScopeSource principal = scopeSource(Setting.MESSAGE_PRINCIPAL, endpoint, ScopeSource.Kind.CALLER, why);
         List<String> properties = splitList(endpointRaw(Setting.MESSAGE_FINGERPRINT_PROPERTIES, endpoint, null));
         String deliveries = endpointRaw(Setting.MESSAGE_MAX_DELIVERIES, endpoint, null);
         return new MessagePolicy(tenant, principal, properties,
                 positive(keyOf(Setting.MESSAGE_MAX_DELIVERIES, endpoint), deliveries));
     }
 
-    private ScopeSource scopeSource(Setting setting, String endpoint) {
+    // A source of one of the forms its operations have (a message has no caller, a call no properties).
+    private ScopeSource scopeSource(Setting setting, String endpoint, ScopeSource.Kind refused, String why) {
         String value = endpointRaw(setting, endpoint, null);
+        ScopeSource source;
         try {
-            return ScopeSource.parse(value);
+            source = ScopeSource.parse(value);
         } catch (IllegalArgumentException e) {
             throw invalid(keyOf(setting, endpoint), value, e.getMessage());
         }
+        if (source.kind() == refused) {
+            throw invalid(keyOf(setting, endpoint), value, why);
+        }
+        return source;
     }
 
     // A limit set for this endpoint by name; otherwise none (0).

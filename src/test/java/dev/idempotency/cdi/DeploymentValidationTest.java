@@ -60,6 +60,8 @@ class DeploymentValidationTest {
     void aBusinessMethodWithTwoKeysAKeyThatIsNotTextAnotherKeySourceOrAsynchronous() {
         assertDeploymentFails(Misuses.TwoKeys.class, "IDEM-D017", "TwoKeys#post has 2 @IdempotencyKey parameters");
         assertDeploymentFails(Misuses.KeyOfAnObject.class, "IDEM-D017", "is a java.lang.Object");
+        assertDeploymentFails(Misuses.ResourceWithAKeyParameter.class, "IDEM-D017", "a resource method, whose key"
+                + " comes from its request");
         assertDeploymentFails(Misuses.CallKeyedByBody.class, "IDEM-D017", "'calls.body' is a business method");
         assertDeploymentFails(Misuses.AsynchronousCall.class, "IDEM-D016", "business method");
         set("idempotency.endpoints.calls.property.call.principal", "property:user");

@@ -33,6 +33,16 @@ final class Misuses {
     }
 
     @ApplicationScoped
+    @Path("keyed")
+    public static class ResourceWithAKeyParameter {
+        @POST
+        @Idempotent
+        public String create(@dev.idempotency.IdempotencyKey @jakarta.ws.rs.QueryParam("k") String key) {
+            return key;
+        }
+    }
+
+    @ApplicationScoped
     public static class KeyOfAnObject {
         @Idempotent
         public String post(@dev.idempotency.IdempotencyKey Object key) {
