@@ -75,6 +75,11 @@ public final class MethodCall {
         if (admission instanceof Admission.Replay replay) {
             return replayed(replay.record(), method);
         }
+        if (admission instanceof Admission.Accepted running) {
+            // in-flight=accepted, meant for a client that polls a status resource: a call has none to poll.
+            throw new IdempotencyException(Problem.of(ProblemType.REQUEST_IN_FLIGHT, "the first call with this key"
+                    + " is still running; call again later").retryAfter(running.retryAfter()));
+        }
         if (!(admission instanceof Admission.Execute execute)) {
             throw new IllegalStateException("IDEM-X008 a business method was admitted as " + admission);
         }

@@ -56,6 +56,7 @@ class BusinessMethodTest {
     private static org.jboss.weld.environment.se.Weld callingWeld() {
         System.setProperty("idempotency.endpoints.ledger.mine.call.principal", "caller");
         System.setProperty("idempotency.endpoints.ledger.mine.call.tenant", "constant:acme");
+        System.setProperty("idempotency.endpoints.ledger.reserve.in-flight", "accepted");
         return EndpointFixture.weld().addBeanClasses(Ledger.class, Callers.class);
     }
 
@@ -232,6 +233,35 @@ class BusinessMethodTest {
         }
         Ledger.Receipt receipt = first.get(10, TimeUnit.SECONDS);
         assertThat(ledger().post(key, "order-" + key, BigDecimal.ONE)).isEqualTo(receipt);
+        assertThat(Ledger.executions).hasValue(1);
+    }
+
+    @Test
+    void aCallWhileTheFirstRunsIsToldItIsInFlightEvenWhereTheEndpointWouldAcceptIt() throws Exception {
+        String key = newKey();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Ledger.duringExecution = reservation -> {
+            running.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> ledger().reserve(key));
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            assertThatThrownBy(() -> ledger().reserve(key))
+                    .isInstanceOfSatisfying(IdempotencyException.class, e -> {
+                        assertThat(e.problem().type()).isEqualTo(ProblemType.REQUEST_IN_FLIGHT);
+                        assertThat(e.problem().retryAfterSeconds()).isPresent();
+                    });
+        } finally {
+            release.countDown();
+        }
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("reserved " + key);
+        assertThat(ledger().reserve(key)).isEqualTo("reserved " + key);
         assertThat(Ledger.executions).hasValue(1);
     }
 

@@ -58,6 +58,14 @@ public class Ledger {
         return items.size();
     }
 
+    /** Configured in-flight=accepted, which a call has no status resource for. */
+    @Idempotent(endpoint = "ledger.reserve")
+    public String reserve(@IdempotencyKey String reservation) {
+        executions.incrementAndGet();
+        duringExecution.accept(reservation);
+        return "reserved " + reservation;
+    }
+
     /** Scoped to the container's authenticated caller (call.principal = caller). */
     @Idempotent(endpoint = "ledger.mine")
     public String mine(@IdempotencyKey UUID request) {
