@@ -107,9 +107,18 @@ public final class MethodCall {
             giveBack(claim);
             throw new IdempotencyException(BusinessCommit.rolledBackProblem());
         }
-        StoredResponse first = result == null ? NO_RESULT : new StoredResponse(200,
-                Map.of("Content-Type", List.of("application/json")), json().toJson(result,
-                invocation.getMethod().getGenericReturnType()).getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
+        StoredResponse first;
+        try {
+            first = result == null ? NO_RESULT : new StoredResponse(200, Map.of("Content-Type",
+                    List.of("application/json")), json().toJson(result, invocation.getMethod().getGenericReturnType())
+                    .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
+        } catch (JsonbException unwritable) {
+            // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
+            abandonQuietly(tx);
+            giveBack(claim);
+            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the result of " + method.endpoint()
+                    + " cannot be written as JSON to be kept for repeats: " + unwritable.getMessage()), unwritable);
+        }
         // If the transaction rolls back after the finish (the caller's, later, or at its commit), the record rolls
         // back to this claim: it is given back then, so that the next call runs at once.
         // An owned transaction whose commit cannot tell is settled where it is committed, below.

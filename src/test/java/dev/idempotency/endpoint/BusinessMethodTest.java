@@ -266,6 +266,15 @@ class BusinessMethodTest {
     }
 
     @Test
+    void aResultThatCannotBeKeptIsRefusedAndTheKeyGivenBack() {
+        String key = newKey();
+        assertThatThrownBy(() -> ledger().unwritable(key))
+                .isInstanceOfSatisfying(IdempotencyException.class, e -> assertThat(e.problem().type())
+                        .isEqualTo(ProblemType.NOT_CONFIGURED));
+        assertThat(record("$calls", "", "ledger.unwritable", key)).containsEntry("status", "FAILED_RETRYABLE");
+    }
+
+    @Test
     void aPrimitiveResultAndANumericKeyAndAMissingKey() {
         long batch = System.nanoTime();
         assertThat(ledger().count(batch, List.of("a", "b", "c"))).isEqualTo(3);

@@ -66,6 +66,19 @@ public class Ledger {
         return "reserved " + reservation;
     }
 
+    /** A result JSON-B cannot write. */
+    public static class Unwritable {
+        public String getValue() {
+            throw new IllegalStateException("not to be written");
+        }
+    }
+
+    @Idempotent(endpoint = "ledger.unwritable")
+    public Unwritable unwritable(@IdempotencyKey String key) {
+        executions.incrementAndGet();
+        return new Unwritable();
+    }
+
     /** Scoped to the container's authenticated caller (call.principal = caller). */
     @Idempotent(endpoint = "ledger.mine")
     public String mine(@IdempotencyKey UUID request) {
