@@ -158,7 +158,7 @@ public class IdempotentInterceptor {
             // Marked rollback-only by the application (or rolled back by a timeout): nothing of this run
             // commits, and a server's datasource refuses any statement in it (WildFly: IJ031070), so nothing is
             // finished in it. The claim goes back; a success must not reach the client as done.
-            abandonQuietly(tx);
+            tx.abandonQuietly();
             protocol.release(claim);
             exchange.settled(Optional.empty());
             if (committedWith != null) {
@@ -269,13 +269,6 @@ public class IdempotentInterceptor {
         }
     }
 
-    private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {
-        try {
-            tx.abandon();
-        } catch (JtaTransactions.TransactionFailure alreadyEnded) {
-            // A transaction the reaper rolled back cannot be marked again: it commits nothing either way.
-        }
-    }
 
     // The winner's outcome when it has one, else 409 superseded (thrown by afterFenced).
     private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,

@@ -627,6 +627,35 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return businessCommit;
     }
 
+    /** Gives a claim back after a run that left nothing behind; a failure only logged, the lease bounds the claim. */
+    void giveBackQuietly(Claim claim) {
+        try {
+            protocol().release(claim);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
+                    + "; it will be taken over when its lease ends", e);
+        }
+    }
+
+    /**
+     * From a transaction's completion, on whatever thread ended it, after a finish in that transaction: the fenced
+     * update tells whether the finish committed after all (a heuristic end) and otherwise gives the claim back.
+     */
+    void settleAfterRollback(Claim claim) {
+        try {
+            protocol().settleUnknownCommit(claim);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its transaction"
+                    + " rolled back; it will be taken over when its lease ends", e);
+        }
+    }
+
+    /** The stored outcome of a failure without a response: a problem naming the exception's type, not its message. */
+    StoredResponse failureOutcome(ProblemType type, String detail) {
+        return new StoredResponse(type.defaultStatus(), Map.of("Content-Type", List.of(ProblemResponses.PROBLEM_JSON)),
+                problems().body(Problem.of(type, detail)), StoredResponse.PLAIN);
+    }
+
     /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */
     public void recordFailure(IdempotentExchange exchange, ExchangeStage.Failed failed, StoredResponse response,
                               boolean retryable) {

@@ -18,7 +18,6 @@ import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.interceptor.InvocationContext;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -65,7 +64,7 @@ public final class MessageDelivery {
         } catch (RuntimeException | Error unexpected) {
             if (delivery.tx.owned()) {
                 // A transaction of the library's own never outlives the delivery.
-                abandonQuietly(delivery.tx);
+                delivery.tx.abandonQuietly();
             }
             throw unexpected;
         } finally {
@@ -130,8 +129,8 @@ public final class MessageDelivery {
             // Its lease could not be held (a takeover may own the operation now), or the listener marked the
             // transaction rollback-only, its way to ask for a redelivery: nothing of this delivery commits.
             exchange.settled(Optional.empty());
-            abandonQuietly(tx);
-            giveBack(claim);
+            tx.abandonQuietly();
+            runtime.giveBackQuietly(claim);
             LOG.info("IDEM-I004 " + delivery + (leaseLost.get() ? " lost its lease" : " was marked rollback-only")
                     + "; rolled back for redelivery");
             return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
@@ -143,7 +142,7 @@ public final class MessageDelivery {
         AtomicBoolean settledHere = new AtomicBoolean();
         tx.afterCompletion(committed -> {
             if (!Boolean.TRUE.equals(committed) && settledHere.compareAndSet(false, true)) {
-                giveBackAfterRollback(claim);
+                runtime.settleAfterRollback(claim);
             }
         });
         boolean finished;
@@ -171,7 +170,7 @@ public final class MessageDelivery {
     // The listener threw: nothing of its work commits. A final failure is recorded so that the redelivery is
     // acknowledged; a retryable one gives the claim back (recorded as dead-lettered on the last delivery).
     private Object failed(Delivery delivery, Claim claim, Throwable thrown) throws Exception {
-        abandonQuietly(delivery.tx);
+        delivery.tx.abandonQuietly();
         Operation op = claim.operation();
         boolean isFinal = ExchangeStage.FailureKind.of(op.policy(), thrown) == ExchangeStage.FailureKind.FINAL;
         boolean last = delivery.message.deliveryCount() >= op.policy().messages().orElseThrow().maxDeliveries();
@@ -211,37 +210,7 @@ public final class MessageDelivery {
 
     // The stored outcome of a failed message: the exception's type, not its message, which may hold anything.
     private StoredResponse outcome(ProblemType type, Throwable thrown, String detail) {
-        Problem problem = Problem.of(type, detail + thrown.getClass().getName());
-        return new StoredResponse(type.defaultStatus(), Map.of("Content-Type", List.of(ProblemResponses.PROBLEM_JSON)),
-                runtime.problems().body(problem), StoredResponse.PLAIN);
-    }
-
-    private void giveBack(Claim claim) {
-        try {
-            runtime.protocol().release(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
-                    + "; it will be taken over when its lease ends", e);
-        }
-    }
-
-    // From the transaction's completion, on whatever thread ended it: the fenced update tells whether the finish
-    // committed after all (a heuristic end) and otherwise gives the claim back.
-    private void giveBackAfterRollback(Claim claim) {
-        try {
-            runtime.protocol().settleUnknownCommit(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its message's"
-                    + " transaction rolled back; it will be taken over when its lease ends", e);
-        }
-    }
-
-    private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {
-        try {
-            tx.abandon();
-        } catch (JtaTransactions.TransactionFailure alreadyEnded) {
-            // Rolled back by its timeout already: it commits nothing either way.
-        }
+        return runtime.failureOutcome(type, detail + thrown.getClass().getName());
     }
 
     /** One delivery of a message: its transaction (the container's, or the library's own) and what it said. */
@@ -263,7 +232,7 @@ public final class MessageDelivery {
 
         /** Rolls the delivery back, for the broker to deliver it again. */
         Object redeliver(Handling handling, String scopeKey, Exception cause) throws Exception {
-            abandonQuietly(tx);
+            tx.abandonQuietly();
             handled(handling, scopeKey);
             if (tx.owned()) {
                 throw cause;
@@ -285,7 +254,7 @@ public final class MessageDelivery {
                 result = invocation.proceed();
             } catch (Exception | Error thrown) {
                 if (tx.owned()) {
-                    abandonQuietly(tx);
+                    tx.abandonQuietly();
                 }
                 throw thrown;
             }

@@ -98,13 +98,13 @@ public final class MethodCall {
         }
         if (leaseLost.get()) {
             // Another call may own the operation now: nothing of this one commits; the winner's result, if any.
-            abandonQuietly(tx);
-            giveBack(claim);
+            tx.abandonQuietly();
+            runtime.giveBackQuietly(claim);
             return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
         }
         if (!tx.active()) {
-            abandonQuietly(tx);
-            giveBack(claim);
+            tx.abandonQuietly();
+            runtime.giveBackQuietly(claim);
             throw new IdempotencyException(BusinessCommit.rolledBackProblem());
         }
         StoredResponse first;
@@ -114,8 +114,8 @@ public final class MethodCall {
                     .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
         } catch (JsonbException unwritable) {
             // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
-            abandonQuietly(tx);
-            giveBack(claim);
+            tx.abandonQuietly();
+            runtime.giveBackQuietly(claim);
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the result of " + method.endpoint()
                     + " cannot be written as JSON to be kept for repeats: " + unwritable.getMessage()), unwritable);
         }
@@ -127,7 +127,7 @@ public final class MethodCall {
         tx.afterCompletion(committed -> {
             boolean rolledBack = Boolean.FALSE.equals(committed) || (committed == null && !owned);
             if (rolledBack && settled.compareAndSet(false, true)) {
-                settleQuietly(claim);
+                runtime.settleAfterRollback(claim);
             }
         });
         boolean finished;
@@ -136,13 +136,13 @@ public final class MethodCall {
                     Optional.of(runtime.forStorage(first, claim.operation().policy(), claim.operation().scopeKey())),
                     Optional.empty());
         } catch (RuntimeException storeFailed) {
-            abandonQuietly(tx);
+            tx.abandonQuietly();
             throw storeFailed;
         }
         if (!finished) {
             // Fenced out: another call took the operation over; its result, if it has one.
             settled.set(true);
-            abandonQuietly(tx);
+            tx.abandonQuietly();
             return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
         }
         if (owned) {
@@ -168,16 +168,14 @@ public final class MethodCall {
 
     // The method threw: nothing of its work commits. A final failure is recorded; any other gives the claim back.
     private void failed(JtaTransactions.BusinessTransaction tx, Claim claim, Throwable thrown) {
-        abandonQuietly(tx);
+        tx.abandonQuietly();
         EndpointPolicy policy = claim.operation().policy();
         boolean isFinal = ExchangeStage.FailureKind.of(policy, thrown) == ExchangeStage.FailureKind.FINAL;
         try {
             if (isFinal) {
-                Problem problem = Problem.of(ProblemType.OPERATION_FAILED, "the first call with this key failed finally"
-                        + " (" + thrown.getClass().getName() + "); a new operation needs a new key");
-                runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL, Optional.of(new StoredResponse(
-                        ProblemType.OPERATION_FAILED.defaultStatus(), Map.of("Content-Type",
-                        List.of(ProblemResponses.PROBLEM_JSON)), runtime.problems().body(problem), StoredResponse.PLAIN)));
+                runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL, Optional.of(runtime.failureOutcome(
+                        ProblemType.OPERATION_FAILED, "the first call with this key failed finally ("
+                                + thrown.getClass().getName() + "); a new operation needs a new key")));
             } else {
                 runtime.protocol().release(claim);
             }
@@ -243,33 +241,5 @@ public final class MethodCall {
             }
         }
         return created;
-    }
-
-    private void giveBack(Claim claim) {
-        try {
-            runtime.protocol().release(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
-                    + "; it will be taken over when its lease ends", e);
-        }
-    }
-
-    // From the transaction's completion, on whatever thread ended it: the fenced update tells whether the finish
-    // committed after all (a heuristic end) and otherwise gives the claim back.
-    private void settleQuietly(Claim claim) {
-        try {
-            runtime.protocol().settleUnknownCommit(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its transaction"
-                    + " rolled back; it will be taken over when its lease ends", e);
-        }
-    }
-
-    private static void abandonQuietly(JtaTransactions.BusinessTransaction tx) {
-        try {
-            tx.abandon();
-        } catch (JtaTransactions.TransactionFailure alreadyEnded) {
-            // Rolled back by its timeout already: it commits nothing either way.
-        }
     }
 }

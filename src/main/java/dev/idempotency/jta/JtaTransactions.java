@@ -176,6 +176,18 @@ public final class JtaTransactions implements TransactionBoundary {
             }
         }
 
+        /**
+         * {@link #abandon()}, for a transaction that may have ended already: one the reaper rolled back after its
+         * timeout cannot be marked again, and commits nothing either way.
+         */
+        public void abandonQuietly() {
+            try {
+                abandon();
+            } catch (TransactionFailure alreadyEnded) {
+                // Rolled back already.
+            }
+        }
+
         /** Whether it can still commit: active, not marked rollback-only, not ended. Any thread. */
         public boolean active() {
             try {
