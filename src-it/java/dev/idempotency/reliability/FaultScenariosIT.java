@@ -165,6 +165,56 @@ class FaultScenariosIT {
         }
     }
 
+    // Issue 12: the node dies between the two commits of a message's two-phase commit, the broker's branch (the
+    // acknowledgement) and the database's (the payment and the record's SUCCEEDED): one is committed, the other only
+    // prepared. The decision was logged before the first commit: the restarted node's recovery commits the other.
+    @Test
+    void crashBetweenTheTwoCommitsOfAMessagesTransaction() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2, null, Operations.COMMANDS);
+        long start = System.nanoTime();
+        a.inject("between-the-commits", """
+                RULE halt the node once the first branch of a message's two-phase commit has committed
+                CLASS com.arjuna.ats.internal.jta.resources.arjunacore.XAResourceRecord
+                METHOD topLevelCommit
+                AT EXIT
+                IF Thread.currentThread().getName().toLowerCase().contains("activemq")
+                DO traceln("idempotency-fault-test: halted after committing the branch of " + $0.getXid()
+                        + " on " + $0.value());
+                   killJVM()
+                ENDRULE
+                """);
+        // Held 1.5 s inside their transactions, so that every copy is queued before the first commit halts the node.
+        try {
+            client.queueTwice(a.base(), ops, 1500);
+            a.awaitExit(Duration.ofSeconds(60));
+        } catch (Exception | AssertionError notHalted) {
+            a.removeRules();
+            throw notHalted;
+        }
+        String halted = a.log().lines().filter(l -> l.contains("idempotency-fault-test: halted")).findFirst()
+                .orElseThrow(() -> new AssertionError("the node ended, but not by the rule"));
+        a.boot();
+        for (Operations.Operation op : ops) {
+            LoadClient.Answer outcome = client.awaitCommand(a.base(), op, Duration.ofMinutes(3));
+            assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
+            assertThat(outcome.body()).contains("SUCCEEDED");
+        }
+        Checker.Result result = Checker.check(ops, history);
+        boolean brokerFirst = halted.toLowerCase().contains("activemq");
+        Report.write("4g. Crash between the two commits of a message's transaction", ops.size() + " payment commands,"
+                        + " each sent twice to node A's queue (2 messages), consumed by its message-driven bean (XA:"
+                        + " the broker and PostgreSQL)", "Byteman rule halts node A's JVM (Runtime.halt) as soon as the"
+                        + " first branch of a delivery's two-phase commit has committed (here the "
+                        + (brokerFirst ? "broker's: acknowledged, the database's branch prepared"
+                        : "database's: committed, the acknowledgement prepared") + "); restart on the same data,"
+                        + " where Narayana's recovery commits the other branch",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
     @Test
     void crashBetweenTheClaimsCommitAndTheBusinessTransaction() throws Exception {
         History history = new History();

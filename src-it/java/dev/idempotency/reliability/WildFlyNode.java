@@ -185,6 +185,13 @@ final class WildFlyNode implements AutoCloseable {
         launcher.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** Waits for the server JVM to end by itself (a fault rule halting it), at most {@code within}. */
+    void awaitExit(java.time.Duration within) throws Exception {
+        ProcessHandle java = jvm();
+        java.onExit().get(within.toMillis(), TimeUnit.MILLISECONDS);
+        launcher.waitFor(30, TimeUnit.SECONDS);
+    }
+
     void pause() throws IOException, InterruptedException {
         signal("STOP");
     }
