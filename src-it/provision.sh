@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Before the real-server tests: a fresh database for them (PostgreSQL/MariaDB: idem_it; PostgreSQL on a cluster of
 # their own, src-it/it-postgres.sh) and a fresh server.
-#   src-it/provision.sh <wildfly|payara> <dir> <h2|postgresql|mariadb>
+#   src-it/provision.sh <wildfly|payara|payara-server> <dir> <h2|postgresql|mariadb>
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 server="$1"; dir="$2"; db="$3"
@@ -43,5 +43,25 @@ case "$server" in
         -Dartifact=org.postgresql:postgresql:42.7.14 -DoutputDirectory="$dir/lib"
     fi
     "$root/server-config/payara/configure.sh" "$dir" "$db" --demo ;;
+  payara-server)
+    # Payara Server 6 (the full distribution, with its embedded OpenMQ broker), configured as an operator does:
+    # asadmin against the running domain with what server-config/payara writes, the JDBC driver added as a
+    # library, then stopped; the Arquillian container (dev.idempotency.it.payara) starts it and deploys.
+    rm -rf "$dir"
+    mkdir -p "$dir/lib"
+    mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:unpack \
+      -Dartifact=fish.payara.distributions:payara:6.2025.9:zip -DoutputDirectory="$dir" -Dmdep.overWriteReleases=true
+    if [ "$db" = postgresql ]; then
+      mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+        -Dartifact=org.postgresql:postgresql:42.7.14 -DoutputDirectory="$dir/lib"
+    fi
+    "$root/server-config/payara/configure.sh" "$dir" "$db" --demo --server
+    grep -v "^#" "$root/src-it/messaging-it.asadmin" >> "$dir/post-boot.asadmin"
+    asadmin="$dir/payara6/bin/asadmin"
+    "$asadmin" start-domain > "$dir.asadmin.out" 2>&1 || { cat "$dir.asadmin.out" >&2; exit 1; }
+    # multimode goes on past a failed command and ends successfully: its output says what failed.
+    "$asadmin" multimode --file "$dir/post-boot.asadmin" >> "$dir.asadmin.out" 2>&1 || true
+    "$asadmin" stop-domain >> "$dir.asadmin.out" 2>&1
+    if grep -q -E "failed\.|remote failure" "$dir.asadmin.out"; then cat "$dir.asadmin.out" >&2; exit 1; fi ;;
   *) echo "provision: unknown server '$server'" >&2; exit 2 ;;
 esac

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # Writes what Payara needs from server-config/payara into <dir>, placeholders filled in:
-#   configure.sh <dir> <h2|postgresql> [--demo]
+#   configure.sh <dir> <h2|postgresql> [--demo] [--server]
 # Produces <dir>/post-boot.asadmin (asadmin commands: datasource, and with --demo the users' realm),
 # <dir>/system.properties (the library's settings, and the demo's) and with --demo <dir>/keyfile.
 # Payara Micro: --postbootcommandfile <dir>/post-boot.asadmin --systemproperties <dir>/system.properties.
-# Payara Server: asadmin multimode --file <dir>/post-boot.asadmin, and create-system-properties for each line.
+# Payara Server (--server): asadmin multimode --file <dir>/post-boot.asadmin against the running domain; the
+# file then also sets every line of system.properties (create-system-properties), in the quoting asadmin's
+# own command line needs (':' and '=' in a value escaped), the JDBC driver goes first (add-library), and the
+# HTTP threads (server.asadmin) and the broker's handling of rolled-back messages (messaging.asadmin) are added.
 # Environment: DB_URL, DB_USER, DB_PASSWORD, DB_MAX_POOL, IDEMPOTENCY_SECRET, HTTP_PORT,
 # EXTRA_SYSTEM_PROPERTIES="k=v k=v".
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-dir="$1"; db="$2"; demo="${3:-}"
+dir="$1"; db="$2"; shift 2
+demo=""; server=""
+for option in "$@"; do
+  case "$option" in
+    --demo) demo="--demo" ;;
+    --server) server="--server" ;;
+    *) echo "configure.sh: unknown option '$option' (--demo, --server)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p "$dir"
 case "$db" in
   h2)         url="${DB_URL:-jdbc:h2:mem:payments;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000}"; user="${DB_USER:-sa}"; password="${DB_PASSWORD:-sa}" ;;
@@ -17,9 +28,16 @@ case "$db" in
   *) echo "configure.sh: unknown database '$db' (h2, postgresql)" >&2; exit 2 ;;
 esac
 secret="${IDEMPOTENCY_SECRET:-$(head -c 48 /dev/urandom | base64 -w0)}"
+# asadmin's value escapes: a backslash before ':' and '=' (Payara Server's command line drops the quotes that
+# Payara Micro's post-boot file keeps around a value).
+escape() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/:/\\:/g' -e 's/=/\\=/g'; }
 fill() {
-  sed -e "s|@DB_URL@|$url|g" -e "s|@DB_USER@|$user|g" -e "s|@DB_PASSWORD@|$password|g" \
-      -e "s|@DB_MAX_POOL@|${DB_MAX_POOL:-60}|g" -e "s|@IDEMPOTENCY_SECRET@|$secret|g" -e "s|@KEYFILE@|$dir/keyfile|g" "$1"
+  if [ -n "$server" ]; then
+    sed -e 's|--property \([^ ]*\)url="@DB_URL@"|--property "\1url=@DB_URL_ESCAPED@"|' "$1"
+  else
+    cat "$1"
+  fi | sed -e "s|@DB_URL_ESCAPED@|$(escape "$url" | sed 's/[\\&|]/\\&/g')|g" -e "s|@DB_URL@|$url|g" -e "s|@DB_USER@|$user|g" -e "s|@DB_PASSWORD@|$password|g" \
+      -e "s|@DB_MAX_POOL@|${DB_MAX_POOL:-60}|g" -e "s|@IDEMPOTENCY_SECRET@|$secret|g" -e "s|@KEYFILE@|$dir/keyfile|g"
 }
 fill "$here/datasource-$db.asadmin" | grep -v '^#' > "$dir/post-boot.asadmin"
 fill "$here/idempotency.properties" | grep -v '^#' > "$dir/system.properties"
@@ -48,4 +66,16 @@ if [ "$demo" = "--demo" ]; then
   echo "idempotency.endpoints.payments.async.status-path=payments/operations" >> "$dir/system.properties"
   # Users may have 5 operations in flight; the payments service calls the acquirer for all of them.
   echo "idempotency.endpoints.acquirer.charges.max-in-flight-per-principal=0" >> "$dir/system.properties"
+fi
+if [ -n "$server" ]; then
+  # One file for asadmin multimode: the driver, the resources, then every setting as a system property.
+  {
+    for jar in "$dir"/lib/*.jar; do [ -e "$jar" ] && echo "add-library $jar"; done
+    cat "$dir/post-boot.asadmin"
+    grep -h -v '^#' "$here/server.asadmin" "$here/messaging.asadmin"
+    while IFS= read -r line; do
+      [ -n "$line" ] && echo "create-system-properties \"${line%%=*}=$(escape "${line#*=}")\""
+    done < "$dir/system.properties"
+  } > "$dir/post-boot.asadmin.server"
+  mv "$dir/post-boot.asadmin.server" "$dir/post-boot.asadmin"
 fi
