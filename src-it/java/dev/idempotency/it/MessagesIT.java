@@ -28,6 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (src-it/messaging-it.cli: redelivered after 300 ms, at most 5 times, then to the dead-letter queue),
  * the listener's work on the record table's datasource, and the broker's acknowledgement in one JTA transaction
  * (two-phase with PostgreSQL's XA datasource on the tests' own cluster; the H2 datasource as its last resource).
+ * The same on Payara Server's embedded OpenMQ (src-it/messaging-it.asadmin: the broker's dead-message queue after
+ * the 5th delivery, with no delay between them), with PostgreSQL.
  * Messages are sent from the server as a producer sends them; every wait is on the server's events.
  */
 @ExtendWith(ArquillianExtension.class)

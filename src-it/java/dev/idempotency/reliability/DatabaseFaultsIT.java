@@ -116,15 +116,7 @@ class DatabaseFaultsIT {
         // Down for a few redeliveries of every message (the demo's queue: 0.5 s, doubling, 10 attempts).
         LoadClient.sleep(3000);
         db.start();
-        for (Operations.Operation op : ops) {
-            LoadClient.Answer outcome = client.awaitCommand(node.base(), op, Duration.ofMinutes(2));
-            if (outcome.status() != 200 || !outcome.body().contains("SUCCEEDED")) {
-                // What the node said of its messages, for whoever reads the failure.
-                node.log().lines().filter(l -> l.contains("IDEM-")).forEach(System.out::println);
-            }
-            assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
-            assertThat(outcome.body()).contains("SUCCEEDED");
-        }
+        client.awaitSucceeded(node, ops, Duration.ofMinutes(2));
         Checker.Result result = Checker.check(ops, history, db);
         Report.write("6f. Database crashed and restarted while messages are consumed", ops.size() + " payment"
                         + " commands, each sent twice to the node's queue (2 messages), consumed by its message-driven"

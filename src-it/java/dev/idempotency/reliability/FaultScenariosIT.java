@@ -146,11 +146,7 @@ class FaultScenariosIT {
         a.boot();
         // Redelivered on the restarted node: they meet their dead claims until the 3 s lease runs out, then take
         // them over; the copies are acknowledged as duplicates. The senders ask for each command's outcome.
-        for (Operations.Operation op : ops) {
-            LoadClient.Answer outcome = client.awaitCommand(a.base(), op, Duration.ofMinutes(2));
-            assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
-            assertThat(outcome.body()).contains("SUCCEEDED");
-        }
+        client.awaitSucceeded(a, ops, Duration.ofMinutes(2));
         Checker.Result result = Checker.check(ops, history);
         Report.write("4f. Crash: kill -9 inside a message's transaction", ops.size() + " payment commands, each sent"
                         + " twice to node A's queue (2 messages), consumed by its message-driven bean",
@@ -196,11 +192,7 @@ class FaultScenariosIT {
         String halted = a.log().lines().filter(l -> l.contains("idempotency-fault-test: halted")).findFirst()
                 .orElseThrow(() -> new AssertionError("the node ended, but not by the rule"));
         a.boot();
-        for (Operations.Operation op : ops) {
-            LoadClient.Answer outcome = client.awaitCommand(a.base(), op, Duration.ofMinutes(3));
-            assertThat(outcome.status()).as(outcome.body()).isEqualTo(200);
-            assertThat(outcome.body()).contains("SUCCEEDED");
-        }
+        client.awaitSucceeded(a, ops, Duration.ofMinutes(3));
         Checker.Result result = Checker.check(ops, history);
         boolean brokerFirst = halted.toLowerCase().contains("activemq");
         Report.write("4g. Crash between the two commits of a message's transaction", ops.size() + " payment commands,"

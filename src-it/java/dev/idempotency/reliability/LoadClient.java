@@ -194,6 +194,21 @@ final class LoadClient {
     }
 
     /**
+     * Every command's outcome from the node ({@link #awaitCommand}), each of which must end {@code SUCCEEDED}; before
+     * failing, what the node logged of its messages (its {@code IDEM-} lines) is printed for whoever reads the failure.
+     */
+    void awaitSucceeded(WildFlyNode node, List<Operations.Operation> ops, Duration within) throws IOException {
+        for (Operations.Operation op : ops) {
+            Answer outcome = awaitCommand(node.base(), op, within);
+            if (outcome.status() != 200 || !outcome.body().contains("SUCCEEDED")) {
+                node.log().lines().filter(l -> l.contains("IDEM-")).forEach(System.out::println);
+                throw new AssertionError("command " + op.key() + " did not end SUCCEEDED: " + outcome.status() + " "
+                        + outcome.body());
+            }
+        }
+    }
+
+    /**
      * The outcome of a payment command, as its sender asks for it: {@code GET /payment-commands/{commandId}} with
      * {@code Prefer: wait=30}, again while the command is not done (its messages wait for a redelivery), for at
      * most {@code within}. A done command's answer is recorded, as the acknowledgement of its outcome.
