@@ -70,11 +70,11 @@ fi
 if [ -n "$server" ]; then
   # One file for asadmin multimode: the driver, the resources, then every setting as a system property.
   {
-    for jar in "$dir"/lib/*.jar; do [ -e "$jar" ] && echo "add-library $jar"; done
+    for jar in "$dir"/lib/*.jar; do if [ -e "$jar" ]; then echo "add-library $jar"; fi; done
     cat "$dir/post-boot.asadmin"
     grep -h -v '^#' "$here/server.asadmin" "$here/messaging.asadmin"
     while IFS= read -r line; do
-      [ -n "$line" ] && echo "create-system-properties \"${line%%=*}=$(escape "${line#*=}")\""
+      if [ -n "$line" ]; then echo "create-system-properties \"${line%%=*}=$(escape "${line#*=}")\""; fi
     done < "$dir/system.properties"
   } > "$dir/post-boot.asadmin.server"
   mv "$dir/post-boot.asadmin.server" "$dir/post-boot.asadmin"
