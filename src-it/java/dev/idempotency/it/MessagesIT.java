@@ -11,7 +11,6 @@ import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.EmptyAsset;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -61,8 +60,11 @@ class MessagesIT {
 
     @BeforeEach
     void client() throws URISyntaxException {
-        // Payara Micro has no broker: message-driven beans run on WildFly and Payara Server.
-        Assumptions.assumeFalse("payara".equals(System.getProperty("it.server")), "a broker is needed");
+        // Payara Micro has no broker: message-driven beans run on WildFly and Payara Server. Included there by
+        // mistake, the class fails rather than skips (a skipped test would pass a run that proved nothing).
+        if ("payara".equals(System.getProperty("it.server"))) {
+            throw new IllegalStateException("MessagesIT needs a broker: run it on WildFly or Payara Server");
+        }
         api = new Api(base.toURI());
     }
 
