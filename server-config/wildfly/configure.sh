@@ -46,6 +46,7 @@ if [ -n "$password" ]; then
 fi
 run idempotency.cli
 run messaging.cli
+run observability.cli
 for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do
   run_inline "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"
 done

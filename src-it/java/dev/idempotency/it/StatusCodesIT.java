@@ -234,6 +234,30 @@ class StatusCodesIT {
         assertThat(executions(key)).isZero();
     }
 
+    @Test
+    void theLibrarysMetricsCountWhatItDidAsTheServerExportsThem() {
+        Metrics before = Metrics.scrape();
+        String key = key();
+        assertThat(api.post("statuses/metered", "{\"n\":1}").key(key).send().status()).isEqualTo(201);
+        assertThat(api.post("statuses/metered", "{\"n\":1}").key(key).send().status()).isEqualTo(201);
+        assertProblem(api.post("statuses/metered", "{\"n\":2}").key(key).send(), 422, "fingerprint-mismatch");
+        assertProblem(api.post("statuses/metered", "{\"n\":3}").send(), 400, "key-missing");
+        Metrics after = Metrics.scrape();
+        String endpoint = "statuses.metered";
+        assertThat(after.delta(before, "idempotency_claims_total", endpoint)).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_executions_total", endpoint, "outcome", "succeeded")).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_replays_total", endpoint, "outcome", "succeeded")).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_mismatches_total", endpoint)).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_rejections_total", endpoint, "reason", "fingerprint-mismatch"))
+                .isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_rejections_total", endpoint, "reason", "key-missing")).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_claim_seconds_count", endpoint)).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_finish_seconds_count", endpoint)).isEqualTo(1);
+        assertThat(after.delta(before, "idempotency_replay_seconds_count", endpoint)).isEqualTo(1);
+        assertThat(after.value("idempotency_operations_stuck", "")).as("the gauge of stuck operations is exported")
+                .isNotNull();
+    }
+
     // Sends the first request and returns once it runs on the server, held until release(key).
     private CompletableFuture<Api.Reply> heldFirst(String path, String key) {
         held.add(key);

@@ -52,6 +52,38 @@ public sealed interface IdempotencyEvent {
         }
     }
 
+    /**
+     * An execution's outcome was written ({@code SUCCEEDED}, or {@code FAILED_FINAL} for a failure that is
+     * replayed), by the fenced update in the transaction that commits it: fired inside that transaction, so an
+     * observer that counts only what committed observes it {@code @Observes(during = TransactionPhase.AFTER_SUCCESS)}.
+     */
+    record Completed(String endpoint, String scopeKey, RecordStatus status, int attempt) implements IdempotencyEvent {
+    }
+
+    /**
+     * A claim was given back ({@code FAILED_RETRYABLE}) after a run that left nothing behind: it failed retryably,
+     * rolled back, lost its lease, or its commit's outcome was unknown and it had not committed. A retry runs at once.
+     */
+    record Released(String endpoint, String scopeKey, int attempt) implements IdempotencyEvent {
+    }
+
+    /**
+     * The record store could not answer (connection refused, a timeout, the database down): the request was
+     * answered 503 with {@code Retry-After}. {@code reason} is the store's error, without any key.
+     */
+    record StoreUnavailable(String endpoint, String reason) implements IdempotencyEvent {
+    }
+
+    /**
+     * An HTTP request to an idempotent endpoint was answered with one of the library's problems instead of its
+     * method's outcome: a missing or malformed key, a body too large or malformed, a key reused for another
+     * request, a duplicate in flight (409, 425), a caller's limit, the store unavailable, an execution superseded
+     * or rolled back. {@code scopeKey} is empty when the request could not be keyed. One per request; the more
+     * specific events ({@link Mismatched}, {@link LimitReached}, {@link InFlightRejected}) come before it.
+     */
+    record Rejected(String endpoint, String scopeKey, ProblemType reason, int status) implements IdempotencyEvent {
+    }
+
     /** A repeat got the stored outcome. */
     record Replayed(String endpoint, String scopeKey, RecordStatus status) implements IdempotencyEvent {
     }

@@ -61,6 +61,13 @@ public class StatusesResource {
     }
 
     @POST
+    @Path("metered")
+    @Idempotent(endpoint = "statuses.metered")
+    public Response metered(String body) {
+        return created();
+    }
+
+    @POST
     @Path("rules")
     @Idempotent(endpoint = "statuses.rules")
     public Response rules(String body) {

@@ -105,7 +105,8 @@ public final class IdempotencyProtocol {
      * @throws IdempotencyException for every rejection (mismatch, in flight, limits, store unavailable)
      */
     public Admission admit(Operation op) {
-        return admit(op, read(op));
+        long started = System.nanoTime();
+        return admit(op, read(op), started);
     }
 
     /**
@@ -113,11 +114,36 @@ public final class IdempotencyProtocol {
      * alone; a new operation is claimed by INSERT, charged to its caller's limits in the same transaction.
      */
     public Admission admit(Operation op, Optional<IdempotencyRecord> lastRead) {
+        return admit(op, lastRead, System.nanoTime());
+    }
+
+    private Admission admit(Operation op, Optional<IdempotencyRecord> lastRead, long started) {
+        Admission admission;
         try {
-            return decide(op, lastRead, 1);
+            admission = decide(op, lastRead, 1);
         } catch (StoreUnavailableException e) {
             throw unavailable(e);
         }
+        if (admission instanceof Admission.Replay) {
+            events.timed(ProtocolEvents.Step.REPLAY, op.policy().endpoint(), since(started));
+        }
+        return admission;
+    }
+
+    /**
+     * The read that starts a request's admission, and the answer it gives alone ({@link #answerWithoutClaim}):
+     * empty when the request needs a claim, which then goes on from {@code record}.
+     *
+     * @throws IdempotencyException for a rejection, and 503 when the store cannot answer
+     */
+    public LookUp lookUp(Operation op) {
+        long started = System.nanoTime();
+        Optional<IdempotencyRecord> read = read(op);
+        return new LookUp(read, needsClaim(op, read) ? Optional.empty() : Optional.of(admit(op, read, started)));
+    }
+
+    /** What one read of an operation's record found, and the answer it gives without a claim, if any. */
+    public record LookUp(Optional<IdempotencyRecord> record, Optional<Admission> answer) {
     }
 
     /**
@@ -126,22 +152,23 @@ public final class IdempotencyProtocol {
      * a replay needs the application ({@code storage = minimal}).
      */
     public Optional<Admission> answerWithoutClaim(Operation op, Optional<IdempotencyRecord> lastRead) {
+        return needsClaim(op, lastRead) ? Optional.empty() : Optional.of(admit(op, lastRead));
+    }
+
+    private boolean needsClaim(Operation op, Optional<IdempotencyRecord> lastRead) {
         if (lastRead.isEmpty()) {
-            return Optional.empty();
+            return true;
         }
         IdempotencyRecord existing = lastRead.get();
         Instant now = clock.instant();
         if (!existing.expiresAt().isAfter(now)) {
-            return Optional.empty();
+            return true;
         }
         boolean settledOutcome = existing.status().isReplayable() && op.policy().storage() != ResponseStorage.MINIMAL;
         // A bounded wait may end in a claim: the interceptor waits, where a claim can run.
         boolean running = existing.status() == RecordStatus.PROCESSING && op.policy().inFlight() != InFlightPolicy.WAIT
                 && existing.leaseUntil().filter(now::isBefore).isPresent();
-        if (!settledOutcome && !running) {
-            return Optional.empty();
-        }
-        return Optional.of(admit(op, lastRead));
+        return !settledOutcome && !running;
     }
 
     /**
@@ -153,15 +180,23 @@ public final class IdempotencyProtocol {
         Instant now = clock.instant();
         Completion completion = new Completion(status, resourceId, response, now,
                 now.plus(claim.operation().policy().retention()));
+        String endpoint = claim.operation().policy().endpoint();
+        String scopeKey = claim.operation().scopeKey();
         boolean finished;
+        long started = System.nanoTime();
         try {
-            finished = store.finish(claim.operation().scopeKey(), claim.ownerToken(), completion);
+            finished = store.finish(scopeKey, claim.ownerToken(), completion);
         } catch (StoreUnavailableException e) {
             throw unavailable(e);
+        } finally {
+            events.timed(ProtocolEvents.Step.FINISH, endpoint, since(started));
         }
         if (!finished) {
-            events.publish(new IdempotencyEvent.Fenced(claim.operation().policy().endpoint(),
-                    claim.operation().scopeKey()));
+            events.publish(new IdempotencyEvent.Fenced(endpoint, scopeKey));
+        } else if (status == RecordStatus.FAILED_RETRYABLE) {
+            events.publish(new IdempotencyEvent.Released(endpoint, scopeKey, claim.attempt()));
+        } else {
+            events.publish(new IdempotencyEvent.Completed(endpoint, scopeKey, status, claim.attempt()));
         }
         return finished;
     }
@@ -369,11 +404,13 @@ public final class IdempotencyProtocol {
         IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
         EndpointPolicy policy = op.policy();
         QuotaCharge charge = new QuotaCharge(true, policy.maxInFlightPerPrincipal(), true, policy.maxKeysPerEndpoint());
+        long started = System.nanoTime();
         try {
             transactions.requiresNew(() -> {
                 store.insert(fresh, charge, op.aliasKeys());
                 return null;
             });
+            events.timed(ProtocolEvents.Step.CLAIM, policy.endpoint(), since(started));
         } catch (DuplicateRecordException duplicate) {
             return decide(op, reread(op), round + 1);
         } catch (CommitOutcomeUnknownException unknown) {
@@ -446,9 +483,11 @@ public final class IdempotencyProtocol {
     private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round,
                                QuotaCharge charge) {
         boolean won;
+        long started = System.nanoTime();
         try {
             won = transactions.requiresNew(() ->
                     store.takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next, charge));
+            events.timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), since(started));
         } catch (QuotaExceededException exceeded) {
             if (round < MAX_DECISION_ROUNDS && reconcile(op, exceeded.limit())) {
                 return decide(op, reread(op), round + 1);
@@ -572,6 +611,10 @@ public final class IdempotencyProtocol {
         } catch (RuntimeException stillUnreachable) {
             // The caller answers 503 either way; the claim, if it exists, ends with its lease.
         }
+    }
+
+    private static Duration since(long startedNanos) {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
     }
 
     private String newToken() {

@@ -2,10 +2,29 @@ package dev.idempotency.core;
 
 import dev.idempotency.IdempotencyEvent;
 
-/** Where the protocol reports what it did; the CDI adapter fires them as events. */
+import java.time.Duration;
+
+/**
+ * Where the protocol reports what it did and how long its steps took; the CDI adapter fires the events and
+ * hands both to the server's metrics.
+ */
 @FunctionalInterface
 public interface ProtocolEvents {
     ProtocolEvents NONE = event -> { };
 
     void publish(IdempotencyEvent event);
+
+    /** A timed step of the protocol, measured where it runs. */
+    enum Step {
+        /** A claim's own transaction: the INSERT of a new operation, or the compare-and-set of a takeover. */
+        CLAIM,
+        /** The fenced update that ends an execution (in the business transaction, before its commit). */
+        FINISH,
+        /** A replay's admission: from the read of the record to the stored outcome found (every re-read included). */
+        REPLAY
+    }
+
+    /** {@code step} of an operation of {@code endpoint} took {@code took}; by default not recorded. */
+    default void timed(Step step, String endpoint, Duration took) {
+    }
 }

@@ -115,6 +115,37 @@ public final class Settler {
         return settled;
     }
 
+    /**
+     * How many PROCESSING records have a lease that ran out (settled or not yet), counting at most {@code limit}
+     * records on the expiry index: a PROCESSING record expires a retention after its lease ends, so those whose
+     * lease may have ended come first there, before the running ones of the same retention.
+     */
+    public long countStuck(int limit) {
+        Instant now = clock.instant();
+        Duration longest = endpoints.values().stream().map(e -> e.policy().retention()).max(Duration::compareTo)
+                .orElse(Duration.ZERO);
+        long stuck = 0;
+        int seen = 0;
+        Cursor cursor = new Cursor(Instant.EPOCH, "");
+        while (seen < limit) {
+            Cursor from = cursor;
+            int pageSize = Math.min(batchSize, limit - seen);
+            List<IdempotencyRecord> page = transactions.withoutTransaction(() ->
+                    store.findProcessing(from.expiresAt(), from.scopeKey(), now.plus(longest), pageSize));
+            for (IdempotencyRecord found : page) {
+                if (found.leaseUntil().map(until -> until.isBefore(now)).orElse(true)) {
+                    stuck++;
+                }
+                cursor = new Cursor(found.expiresAt(), found.scopeKey());
+            }
+            seen += page.size();
+            if (page.size() < pageSize) {
+                break;
+            }
+        }
+        return stuck;
+    }
+
     // PROCESSING records past their expiry: their lease ended a whole retention ago.
     private List<IdempotencyEvent.Settled> settleExpired(Instant now) {
         List<IdempotencyEvent.Settled> settled = new ArrayList<>();

@@ -35,6 +35,10 @@ import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.json.JsonRedactor;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.jta.TransactionManagerLookup;
+import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.metrics.MeterBackend;
+import dev.idempotency.core.ProtocolEvents;
+import dev.idempotency.spi.StoreUnavailableException;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.RecordStore;
@@ -127,6 +131,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     // The application's resolvers, as the extension found them among all the deployment's beans (an injected
     // Instance sees only what the library's bean archive may see: on Payara not the WAR's own classes).
     private List<OutcomeResolver> outcomeResolvers = List.of();
+    // The server's metrics, when it offers a library the extension knows; null otherwise.
+    private IdempotencyMeters meters;
+    // PROCESSING records whose lease ran out, as the last settle pass left them.
+    private volatile long stuckOperations;
+    private static final int STUCK_COUNT_LIMIT = 10_000;
 
     /**
      * Reads the configuration and builds everything; called once at deployment validation.
@@ -144,6 +153,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         this.outcomeResolvers = List.copyOf(outcomeResolvers);
         settings = new IdempotencySettings(SettingsSource.detect(loader));
         events = beanManager.getEvent().select(IdempotencyEvent.class);
+        meters = MeterBackend.detect(IdempotencyRuntime.class.getClassLoader(), this::soleBean)
+                .map(IdempotencyMeters::new).orElse(null);
+        if (meters != null) {
+            LOG.info("IDEM-I008 the library's metrics are recorded with " + meters.backend() + " (idempotency.*)");
+        }
         problems = new ProblemResponses(settings.problemBase());
         maxRequestBytes = settings.maxRequestBytes();
         statusWaiters = new java.util.concurrent.Semaphore(settings.maxWaiters());
@@ -210,8 +224,19 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         callPreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 new CallScopeResolver(callSources), clock);
         methodCall = new MethodCall(this);
-        protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), this::fire,
-                settings.maxWaiters());
+        protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), new ProtocolEvents() {
+            @Override
+            public void publish(IdempotencyEvent event) {
+                fire(event);
+            }
+
+            @Override
+            public void timed(Step step, String endpoint, Duration took) {
+                if (meters != null) {
+                    meters.time(step, endpoint, took);
+                }
+            }
+        }, settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
         leases = new LeaseKeeper(store, transactions, clock, this::fire);
         settler = new Settler(protocol, store, transactions, clock, policies.values().stream()
@@ -219,6 +244,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         scheduleMaintenance(databaseClock);
         started = true;
+    }
+
+    private Optional<Object> soleBean(Class<?> type) {
+        Instance<?> found = beanManager.createInstance().select(type);
+        return found.isResolvable() ? Optional.of(found.get()) : Optional.empty();
     }
 
     private static ExecutorService defaultExecutor() {
@@ -280,6 +310,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             leaseTask = scheduler.scheduleWithFixedDelay(this::renewLeases, millis, millis, TimeUnit.MILLISECONDS);
             Duration settleEvery = settings.settleInterval();
             if (!settleEvery.isZero()) {
+                if (meters != null) {
+                    meters.stuckOperations(() -> stuckOperations);
+                }
                 settleTask = scheduler.scheduleWithFixedDelay(this::scheduledSettle, settleEvery.toMillis(),
                         settleEvery.toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -342,6 +375,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private void scheduledSettle() {
         try {
             settleStuck();
+            if (meters != null) {
+                stuckOperations = settler.countStuck(STUCK_COUNT_LIMIT);
+            }
         } catch (RuntimeException e) {
             // The next run tries again; the window it did not finish is kept.
             LOG.log(Level.WARNING, "IDEM-W012 settling stuck operations failed; tried again at the next run", e);
@@ -521,11 +557,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      */
     public Optional<ExchangeStage.Reply> answerFromRecord(IdempotentExchange exchange, CapturedRequest request,
                                                           Operation op) {
-        IdempotencyProtocol p = protocol();
-        Optional<IdempotencyRecord> read = p.read(op);
-        Optional<Admission> answer = p.answerWithoutClaim(op, read);
+        IdempotencyProtocol.LookUp lookUp = protocol().lookUp(op);
+        Optional<Admission> answer = lookUp.answer();
         if (answer.isEmpty()) {
-            exchange.read(read);
+            exchange.read(lookUp.record());
             return Optional.empty();
         }
         ExchangeStage.Reply reply;
@@ -677,11 +712,34 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         exchange.settled(Optional.empty());
     }
 
+    /**
+     * A request turned away with one of the library's problems: its event (and, when the store could not answer,
+     * {@link IdempotencyEvent.StoreUnavailable} first) and its log line.
+     *
+     * @param scopeKey the operation's key, or {@code ""} when the request could not be keyed
+     */
+    public void rejected(String endpoint, String scopeKey, IdempotencyException rejection) {
+        Problem problem = rejection.problem();
+        if (rejection.getCause() instanceof StoreUnavailableException unavailable) {
+            fire(new IdempotencyEvent.StoreUnavailable(endpoint, String.valueOf(unavailable.getMessage())));
+        }
+        fire(new IdempotencyEvent.Rejected(endpoint, scopeKey, problem.type(), problem.status()));
+    }
+
     /** Fires an event of the library for the application's observers (an observer's failure is logged). */
     public void fire(IdempotencyEvent event) {
         if (event instanceof IdempotencyEvent.MessageHandled handled) {
             messageCounts.computeIfAbsent(handled.endpoint() + "\n" + handled.handling(),
                     k -> new java.util.concurrent.atomic.LongAdder()).increment();
+        }
+        logged(event);
+        if (meters != null) {
+            // An outcome counts once it is committed: an execution whose transaction rolls back executed nothing.
+            if (event instanceof IdempotencyEvent.Completed) {
+                transactions.afterCommit(() -> meters.count(event));
+            } else {
+                meters.count(event);
+            }
         }
         try {
             events.fire(event);
@@ -689,5 +747,24 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             // An observer's failure must not change the outcome of the operation it observes.
             LOG.log(Level.WARNING, "IDEM-W004 an observer of " + event.getClass().getSimpleName() + " failed", e);
         }
+    }
+
+    // One line per operation turned away or fenced out, in key=value form for log search; never the client's key.
+    private static void logged(IdempotencyEvent event) {
+        if (event instanceof IdempotencyEvent.Rejected rejected) {
+            LOG.info(() -> "IDEM-I009 rejected endpoint=" + rejected.endpoint() + " reason=" + rejected.reason().slug()
+                    + " status=" + rejected.status() + " scope=" + shortKey(rejected.scopeKey()));
+        } else if (event instanceof IdempotencyEvent.Fenced fenced) {
+            LOG.warning("IDEM-W017 fenced endpoint=" + fenced.endpoint() + " scope=" + shortKey(fenced.scopeKey())
+                    + ": its lease ran out and the operation was taken over; nothing of this execution commits");
+        } else if (event instanceof IdempotencyEvent.StoreUnavailable unavailable) {
+            LOG.warning("IDEM-W018 store-unavailable endpoint=" + unavailable.endpoint() + " reason="
+                    + unavailable.reason());
+        }
+    }
+
+    // A scope key's first 12 hex digits: enough to find its record, and a digest, never the client's key.
+    private static String shortKey(String scopeKey) {
+        return scopeKey.isEmpty() ? "-" : scopeKey.substring(0, Math.min(12, scopeKey.length()));
     }
 }

@@ -1,6 +1,9 @@
 package dev.idempotency.jaxrs;
 
 import dev.idempotency.IdempotencyException;
+import dev.idempotency.core.Operation;
+import dev.idempotency.internal.ExchangeStage;
+import dev.idempotency.internal.IdempotencyRuntime;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 
@@ -10,6 +13,15 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
 
     @Override
     public Response toResponse(IdempotencyException exception) {
-        return collaborators.runtime().problems().toResponse(exception.problem());
+        IdempotencyRuntime runtime = collaborators.runtime();
+        // The request's own rejection: thrown by its admission, or after its execution by the library (superseded,
+        // rolled back). One thrown by the method it ran (a business method's call) is that method's failure.
+        ExchangeStage stage = collaborators.exchange().stage();
+        Operation rejected = stage instanceof ExchangeStage.Admitting admitting ? admitting.operation()
+                : stage instanceof ExchangeStage.Settled settled && settled.reply().isEmpty() ? settled.operation() : null;
+        if (rejected != null) {
+            runtime.rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
+        }
+        return runtime.problems().toResponse(exception.problem());
     }
 }

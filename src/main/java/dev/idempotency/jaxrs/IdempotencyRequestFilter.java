@@ -61,7 +61,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         int limit = runtime.maxRequestBytes();
         byte[] body = readAtMost(context.getEntityStream(), context.getLength(), limit);
         if (body == null) {
-            context.abortWith(problems.toResponse(
+            reject(context, runtime, idempotent, "", new IdempotencyException(
                     Problem.of(ProblemType.BODY_TOO_LARGE, "the request body exceeds " + limit + " bytes")));
             return;
         }
@@ -77,7 +77,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             // every bad input gets the library's problem+json and nothing runs.
             operation = runtime.prepare(captured, idempotent).orElse(null);
         } catch (IdempotencyException rejected) {
-            context.abortWith(problems.toResponse(rejected.problem()));
+            reject(context, runtime, idempotent, "", rejected);
             return;
         }
         IdempotentExchange exchange = collaborators.exchange();
@@ -90,8 +90,14 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             runtime.answerFromRecord(exchange, captured, operation)
                     .ifPresent(reply -> context.abortWith(Response.status(reply.response().status()).build()));
         } catch (IdempotencyException rejected) {
-            context.abortWith(problems.toResponse(rejected.problem()));
+            reject(context, runtime, idempotent, operation.scopeKey(), rejected);
         }
+    }
+
+    private static void reject(ContainerRequestContext context, IdempotencyRuntime runtime, IdempotentMethod method,
+                               String scopeKey, IdempotencyException rejected) {
+        runtime.rejected(method.endpoint(), scopeKey, rejected);
+        context.abortWith(runtime.problems().toResponse(rejected.problem()));
     }
 
     static boolean isIdempotent(Method method, Class<?> resourceClass) {

@@ -69,6 +69,41 @@ public final class JtaTransactions implements TransactionBoundary {
         }
     }
 
+    /**
+     * Runs {@code action} once the transaction on this thread has committed (on whatever thread ends it), never
+     * when it rolls back; at once when there is none.
+     */
+    public void afterCommit(Runnable action) {
+        Transaction current;
+        try {
+            current = tm.getStatus() == Status.STATUS_NO_TRANSACTION ? null : tm.getTransaction();
+        } catch (SystemException e) {
+            throw new TransactionFailure("could not read the transaction on this thread", e, false);
+        }
+        if (current == null) {
+            action.run();
+            return;
+        }
+        try {
+            current.registerSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == Status.STATUS_COMMITTED) {
+                        action.run();
+                    }
+                }
+            });
+        } catch (RollbackException | IllegalStateException willNotCommit) {
+            // Marked rollback-only or ending: it will not commit.
+        } catch (SystemException e) {
+            throw new TransactionFailure("could not observe the transaction on this thread", e, false);
+        }
+    }
+
     /** The business transaction: the caller's when one is active, else a new one owned by the library. */
     public BusinessTransaction joinOrBegin() {
         try {

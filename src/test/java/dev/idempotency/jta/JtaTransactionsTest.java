@@ -54,6 +54,24 @@ class JtaTransactionsTest {
         assertThat(endOfJoined(Ending.HAZARD)).isTrue();
     }
 
+    @Test
+    void anActionAfterCommitRunsOnlyWhenTheTransactionCommits() throws Exception {
+        java.util.List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        tm.begin();
+        transactions.afterCommit(() -> ran.add("committed"));
+        assertThat(ran).as("not before the commit").isEmpty();
+        tm.commit();
+        tm.begin();
+        transactions.afterCommit(() -> ran.add("rolled back"));
+        tm.rollback();
+        tm.begin();
+        setRollbackOnly();
+        transactions.afterCommit(() -> ran.add("rollback-only"));
+        tm.rollback();
+        transactions.afterCommit(() -> ran.add("no transaction"));
+        assertThat(ran).containsExactly("committed", "no transaction");
+    }
+
     private enum Ending { COMMIT, ROLLBACK, HAZARD }
 
     private Boolean endOfJoined(Ending ending) throws Exception {
