@@ -246,9 +246,23 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         started = true;
     }
 
+    /**
+     * The deployment's one bean of a type, looked up through an injection point of its own: a server's producer
+     * may read it (see {@link LookupInjectionPoint}). A bean that cannot be had costs the library its metrics, not
+     * the deployment.
+     */
     private Optional<Object> soleBean(Class<?> type) {
-        Instance<?> found = beanManager.createInstance().select(type);
-        return found.isResolvable() ? Optional.of(found.get()) : Optional.empty();
+        try {
+            if (!beanManager.createInstance().select(type).isResolvable()) {
+                return Optional.empty();
+            }
+            return Optional.of(beanManager.getInjectableReference(new LookupInjectionPoint(type),
+                    beanManager.createCreationalContext(null)));
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning("IDEM-W019 the deployment's " + type.getName() + " bean could not be obtained, so the"
+                    + " library records no metrics with it: " + e);
+            return Optional.empty();
+        }
     }
 
     private static ExecutorService defaultExecutor() {
