@@ -258,6 +258,16 @@ class StatusCodesIT {
                 .isNotNull();
     }
 
+    @Test
+    void theLibrarysReadinessCheckJoinsTheServersHealth() {
+        Health health = Health.ready(Health.endpoint());
+        JsonNode check = health.check("idempotency");
+        assertThat(health.status()).as(health.body().toString()).isEqualTo(200);
+        assertThat(check.path("status").asText()).as(health.body().toString()).isEqualTo("UP");
+        assertThat(check.path("data").path("store").asText()).isEqualTo("reachable");
+        assertThat(check.path("data").path("clock").asText()).isIn("database", "local");
+    }
+
     // Sends the first request and returns once it runs on the server, held until release(key).
     private CompletableFuture<Api.Reply> heldFirst(String path, String key) {
         held.add(key);

@@ -1,5 +1,6 @@
 package dev.idempotency.cdi;
 
+import dev.idempotency.health.IdempotencyReadinessCheck;
 import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.internal.IdempotentMethod;
 import dev.idempotency.internal.IdempotentExchange;
@@ -55,6 +56,20 @@ public class IdempotencyExtension implements Extension {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotencyRuntime.class), IdempotencyRuntime.class.getName());
+        // Only where the server gives the deployment MicroProfile Health: elsewhere the class could not even load.
+        if (visible("org.eclipse.microprofile.health.HealthCheck")) {
+            event.addAnnotatedType(beans.createAnnotatedType(IdempotencyReadinessCheck.class),
+                    IdempotencyReadinessCheck.class.getName());
+        }
+    }
+
+    private static boolean visible(String type) {
+        try {
+            Class.forName(type, false, IdempotencyExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
     }
 
     void configurePriority(@Observes ProcessAnnotatedType<IdempotentInterceptor> event) {

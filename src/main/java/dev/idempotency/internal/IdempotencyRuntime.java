@@ -82,6 +82,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     static final String DEFAULT_SCHEDULER = "java:comp/DefaultManagedScheduledExecutorService";
     static final String DEFAULT_EXECUTOR = "java:comp/DefaultManagedExecutorService";
     private static final Duration CLOCK_REFRESH = Duration.ofMinutes(1);
+    /** A scope key no operation has (scope keys are digests in hex): reading it proves the table answers. */
+    private static final String READINESS_PROBE_KEY = "readiness-probe";
 
     @Inject
     Instance<RecordStore> stores;
@@ -244,6 +246,42 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         scheduleMaintenance(databaseClock);
         started = true;
+    }
+
+    /**
+     * Whether this node can serve idempotent requests now: the record store answers a read of its table (a key no
+     * operation has), and the protocol's time is known (the database's, once it answered since deployment; an
+     * offset kept from an earlier answer is still known). Asked by the health check, on the caller's thread and
+     * outside any transaction.
+     */
+    public ReadinessReport readiness() {
+        Map<String, Object> data = new java.util.LinkedHashMap<>();
+        if (!started) {
+            data.put("store", "not started");
+            return new ReadinessReport(false, data);
+        }
+        boolean up = true;
+        try {
+            store.find(READINESS_PROBE_KEY);
+            data.put("store", "reachable");
+        } catch (RuntimeException e) {
+            up = false;
+            data.put("store", "unavailable: " + e.getMessage());
+        }
+        if (clock instanceof DatabaseClock databaseClock) {
+            Optional<Duration> sinceAnswer = databaseClock.sinceLastAnswer();
+            if (sinceAnswer.isPresent()) {
+                data.put("clock", "database");
+                data.put("clock-offset-ms", databaseClock.offset().toMillis());
+                data.put("clock-measured-seconds-ago", sinceAnswer.get().toSeconds());
+            } else {
+                up = false;
+                data.put("clock", "unknown: the database has not told its time since deployment");
+            }
+        } else {
+            data.put("clock", "local");
+        }
+        return new ReadinessReport(up, data);
     }
 
     /**

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
@@ -40,6 +41,8 @@ public final class DatabaseClock extends Clock {
     private volatile long offsetMillis;
     private volatile long measuredAt;
     private volatile boolean measured;
+    private volatile long answeredAt;
+    private volatile boolean answered;
     private volatile boolean refreshedInBackground;
 
     DatabaseClock(Clock local, DataSource dataSource, Dialect dialect, Duration refresh) {
@@ -85,6 +88,14 @@ public final class DatabaseClock extends Clock {
         refreshedInBackground = true;
     }
 
+    /**
+     * How long ago the database last told its time (the offset in use is from then); empty while it never has
+     * since deployment, when the protocol runs on the local clock's time.
+     */
+    public Optional<Duration> sinceLastAnswer() {
+        return answered ? Optional.of(Duration.ofNanos(System.nanoTime() - answeredAt)) : Optional.empty();
+    }
+
     /** How many measurements failed (the database did not answer, or no connection came in time). */
     public long failedMeasurements() {
         return failedMeasurements.get();
@@ -98,6 +109,8 @@ public final class DatabaseClock extends Clock {
                 long after = local.millis();
                 Instant database = rs.getObject(1, LocalDateTime.class).toInstant(ZoneOffset.UTC);
                 offsetMillis = database.toEpochMilli() - (before + after) / 2;
+                answeredAt = System.nanoTime();
+                answered = true;
             }
         } catch (SQLException | RuntimeException e) {
             failedMeasurements.incrementAndGet();
