@@ -1,5 +1,6 @@
 package dev.idempotency.reliability;
 
+import dev.idempotency.it.Health;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,41 @@ class DatabaseFaultsIT {
                         + " not restarted", Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    // Issue 13: the library's readiness check on the node's MicroProfile Health follows its database: DOWN while the
+    // database is down (a load balancer takes the node out instead of its clients getting 503), UP once it is back,
+    // without restarting the application.
+    @Test
+    void theReadinessCheckIsDownWhileTheDatabaseIsAndUpAgainAfter() throws Exception {
+        Health up = Health.ready(node.readiness());
+        assertThat(up.status()).as(up.body().toString()).isEqualTo(200);
+        assertThat(up.check("idempotency").path("status").asText()).isEqualTo("UP");
+        assertThat(up.check("idempotency").path("data").path("clock").asText()).isEqualTo("database");
+        db.crash();
+        try {
+            Health down = awaitReadiness(503);
+            assertThat(down.check("idempotency").path("status").asText()).as(down.body().toString()).isEqualTo("DOWN");
+            assertThat(down.check("idempotency").path("data").path("store").asText()).startsWith("unavailable");
+        } finally {
+            db.start();
+        }
+        Health again = awaitReadiness(200);
+        assertThat(again.check("idempotency").path("status").asText()).isEqualTo("UP");
+        assertThat(again.check("idempotency").path("data").path("store").asText()).isEqualTo("reachable");
+    }
+
+    // Polls the node's readiness (each read is a real probe of the database) until it answers with the status.
+    private Health awaitReadiness(int status) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Health health = Health.ready(node.readiness());
+        while (health.status() != status) {
+            assertThat(System.nanoTime()).as("readiness never answered " + status + "; last: " + health.body())
+                    .isLessThan(deadline);
+            LoadClient.sleep(250);
+            health = Health.ready(node.readiness());
+        }
+        return health;
     }
 
     private void awaitProcessing(Operations.Operation op) throws Exception {

@@ -95,6 +95,11 @@ final class WildFlyNode implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + (8080 + offset) + "/demo/");
     }
 
+    /** MicroProfile Health's readiness on the node's management interface (server-config/wildfly/observability.cli). */
+    URI readiness() {
+        return URI.create("http://127.0.0.1:" + (9990 + offset) + "/health/ready");
+    }
+
     /** Starts the server on its existing data (after a crash too) and waits until the demo answers. */
     void boot() throws IOException, InterruptedException {
         launcher = new ProcessBuilder(home.resolve("bin/standalone.sh").toString(), "-c", "standalone-full.xml", "-b", "127.0.0.1",

@@ -56,11 +56,6 @@ public class IdempotencyExtension implements Extension {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotencyRuntime.class), IdempotencyRuntime.class.getName());
-        // Only where the server gives the deployment MicroProfile Health: elsewhere the class could not even load.
-        if (visible("org.eclipse.microprofile.health.HealthCheck")) {
-            event.addAnnotatedType(beans.createAnnotatedType(IdempotencyReadinessCheck.class),
-                    IdempotencyReadinessCheck.class.getName());
-        }
     }
 
     private static boolean visible(String type) {
@@ -148,6 +143,21 @@ public class IdempotencyExtension implements Extension {
 
     void reportProblems(@Observes AfterBeanDiscovery event) {
         problems.forEach(problem -> event.addDefinitionError(new IdempotencyDefinitionException(problem)));
+    }
+
+    // Only where the server gives the deployment MicroProfile Health: elsewhere the check's class could not load.
+    // Its bean goes into the archive of the application's first idempotent class, which the server's health
+    // support sees (see IdempotencyReadinessCheck.register).
+    void addReadinessCheck(@Observes AfterBeanDiscovery event, BeanManager beans) {
+        if (!visible("org.eclipse.microprofile.health.HealthCheck")) {
+            return;
+        }
+        Class<?> home = methods.isEmpty() ? IdempotencyExtension.class
+                : methods.get(0).method().getDeclaringClass();
+        IdempotencyReadinessCheck.register(event, home,
+                () -> beans.createInstance().select(IdempotencyRuntime.class).get().readiness());
+        java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName()).info("IDEM-I010 the readiness"
+                + " check 'idempotency' is added to the server's MicroProfile Health");
     }
 
     // The application's resolvers, wherever their bean archive is: every bean of the deployment passes here,
