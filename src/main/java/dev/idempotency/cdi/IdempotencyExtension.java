@@ -8,6 +8,7 @@ import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.ResponseStorage;
+import dev.idempotency.config.ServerApis;
 import dev.idempotency.config.SettingsSource;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.ScopeResolver;
@@ -45,6 +46,8 @@ import java.util.concurrent.CompletionStage;
  * an invalid configuration fails the deployment rather than the first request.
  */
 public class IdempotencyExtension implements Extension {
+    private static final java.util.logging.Logger LOG =
+            java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName());
     private final List<IdempotentMethod> methods = new ArrayList<>();
     private final List<String> problems = new ArrayList<>();
     private final Map<String, Method> endpoints = new HashMap<>();
@@ -56,15 +59,6 @@ public class IdempotencyExtension implements Extension {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotencyRuntime.class), IdempotencyRuntime.class.getName());
-    }
-
-    private static boolean visible(String type) {
-        try {
-            Class.forName(type, false, IdempotencyExtension.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError absent) {
-            return false;
-        }
     }
 
     void configurePriority(@Observes ProcessAnnotatedType<IdempotentInterceptor> event) {
@@ -149,15 +143,15 @@ public class IdempotencyExtension implements Extension {
     // Its bean goes into the archive of the application's first idempotent class, which the server's health
     // support sees (see IdempotencyReadinessCheck.register).
     void addReadinessCheck(@Observes AfterBeanDiscovery event, BeanManager beans) {
-        if (!visible("org.eclipse.microprofile.health.HealthCheck")) {
+        if (!ServerApis.visible("org.eclipse.microprofile.health.HealthCheck",
+                IdempotencyExtension.class.getClassLoader())) {
             return;
         }
         Class<?> home = methods.isEmpty() ? IdempotencyExtension.class
                 : methods.get(0).method().getDeclaringClass();
         IdempotencyReadinessCheck.register(event, home,
                 () -> beans.createInstance().select(IdempotencyRuntime.class).get().readiness());
-        java.util.logging.Logger.getLogger(IdempotencyExtension.class.getName()).info("IDEM-I010 the readiness"
-                + " check 'idempotency' is added to the server's MicroProfile Health");
+        LOG.info("IDEM-I010 the readiness check 'idempotency' is added to the server's MicroProfile Health");
     }
 
     // The application's resolvers, wherever their bean archive is: every bean of the deployment passes here,

@@ -15,11 +15,11 @@ public interface SettingsSource {
      * ({@code IDEMPOTENCY_SECRET} for {@code idempotency.secret}).
      */
     static SettingsSource detect(ClassLoader loader) {
-        try {
-            Class.forName("org.eclipse.microprofile.config.ConfigProvider", false, loader);
-            return new MicroProfileSettingsSource(loader);
-        } catch (ClassNotFoundException | LinkageError absent) {
+        if (!ServerApis.visible("org.eclipse.microprofile.config.ConfigProvider", loader)) {
             return SettingsSource::systemOrEnvironment;
+        }
+        try {
+            return new MicroProfileSettingsSource(loader);
         } catch (IllegalStateException noImplementation) {
             // The API is visible but no implementation is installed (ConfigProviderResolver found none).
             return SettingsSource::systemOrEnvironment;

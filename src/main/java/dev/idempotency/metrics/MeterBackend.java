@@ -1,5 +1,6 @@
 package dev.idempotency.metrics;
 
+import dev.idempotency.config.ServerApis;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
@@ -30,19 +31,11 @@ public interface MeterBackend {
      * @param beans the deployment's bean of a type, when it has exactly one
      */
     static Optional<MeterBackend> detect(ClassLoader loader, Function<Class<?>, Optional<Object>> beans) {
-        Optional<Object> micrometer = api(loader, "io.micrometer.core.instrument.MeterRegistry").flatMap(beans);
+        Optional<Object> micrometer = ServerApis.find("io.micrometer.core.instrument.MeterRegistry", loader).flatMap(beans);
         if (micrometer.isPresent()) {
             return Optional.of(MicrometerBackend.of(micrometer.get()));
         }
-        return api(loader, "org.eclipse.microprofile.metrics.MetricRegistry").flatMap(beans)
+        return ServerApis.find("org.eclipse.microprofile.metrics.MetricRegistry", loader).flatMap(beans)
                 .map(MicroProfileMetricsBackend::of);
-    }
-
-    private static Optional<Class<?>> api(ClassLoader loader, String type) {
-        try {
-            return Optional.of(Class.forName(type, false, loader));
-        } catch (ClassNotFoundException | LinkageError absent) {
-            return Optional.empty();
-        }
     }
 }
