@@ -141,7 +141,7 @@ server_started=true
 jfr_options=""
 [ -n "${BENCH_JFR:-}" ] && jfr_options="-XX:StartFlightRecording=settings=profile,filename=$BENCH_JFR,dumponexit=true"
 JDK_JAVA_OPTIONS="$jfr_options" LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$work/wildfly.pid" \
-  "$home/bin/standalone.sh" -b 127.0.0.1 -bmanagement 127.0.0.1 > "$work/wildfly.out" 2>&1 &
+  "$home/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 -bmanagement 127.0.0.1 > "$work/wildfly.out" 2>&1 &
 for _ in $(seq 1 180); do
   [ -f "$home/standalone/deployments/bench.war.deployed" ] && break
   if [ -f "$home/standalone/deployments/bench.war.failed" ]; then
