@@ -268,6 +268,40 @@ class StatusCodesIT {
         assertThat(check.path("data").path("clock").asText()).isIn("database", "local");
     }
 
+    @Test
+    void theOpenApiDocumentDescribesEveryIdempotentOperationWithoutAnAnnotationFromTheApplication() {
+        OpenApiDocument document = OpenApiDocument.read();
+        String text = document.root().toString();
+
+        JsonNode tooEarly = document.operation("POST", "/api/statuses/too-early");
+        JsonNode key = OpenApiDocument.header(tooEarly, "Idempotency-Key");
+        assertThat(key.path("required").asBoolean()).as(tooEarly.toString()).isTrue();
+        assertThat(key.path("schema").path("type").toString()).as(key.toString()).contains("string");
+        assertThat(key.path("schema").path("maxLength").asInt()).as(key.toString()).isEqualTo(255);
+        assertThat(key.path("schema").path("pattern").asText()).isEqualTo("^[!-~]+$");
+        JsonNode responses = tooEarly.path("responses");
+        for (String status : new String[]{"400", "409", "413", "422", "425", "429", "503"}) {
+            assertThat(responses.path(status).path("content").path("application/problem+json").path("schema")
+                    .path("$ref").asText()).as(status + " in " + responses).isEqualTo("#/components/schemas/IdempotencyProblem");
+        }
+        assertThat(responses.path("425").path("headers").has("Retry-After")).as(responses.toString()).isTrue();
+        assertThat(responses.path("503").path("headers").has("Retry-After")).as(responses.toString()).isTrue();
+        assertThat(tooEarly.path("x-idempotency").path("endpoint").asText()).as(tooEarly.toString())
+                .isEqualTo("statuses.too-early");
+
+        assertThat(document.operation("POST", "/api/statuses/keys").path("responses").path("429").path("description")
+                .asText()).as("the endpoint's own limit").contains("more than 2 keys");
+        JsonNode accepted = document.operation("POST", "/api/statuses/accepted").path("responses");
+        assertThat(accepted.path("202").path("headers").has("Location")).as(accepted.toString()).isTrue();
+        assertThat(accepted.has("425")).as(accepted.toString()).isFalse();
+
+        JsonNode control = document.operation("GET", "/api/control/task-ended");
+        assertThat(OpenApiDocument.header(control, "Idempotency-Key").isMissingNode()).as(control.toString()).isTrue();
+        assertThat(control.path("responses").has("409")).as(control.toString()).isFalse();
+        assertThat(document.root().path("components").path("schemas").path("IdempotencyProblem").path("properties")
+                .has("retryAfter")).as(text).isTrue();
+    }
+
     // Sends the first request and returns once it runs on the server, held until release(key).
     private CompletableFuture<Api.Reply> heldFirst(String path, String key) {
         held.add(key);

@@ -33,8 +33,17 @@ public final class KeyRules {
         return new KeyRules(1, 255, null);
     }
 
+    public int minLength() {
+        return minLength;
+    }
+
     public int maxLength() {
         return maxLength;
+    }
+
+    /** The extra pattern a key must match, if one is configured. */
+    public java.util.Optional<Pattern> pattern() {
+        return java.util.Optional.ofNullable(pattern);
     }
 
     /**

@@ -245,6 +245,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 .map(policy -> new Settler.Endpoint(policy, resolverFor(policy))).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         scheduleMaintenance(databaseClock);
+        DocumentedOperations.publish(new DocumentedOperations(found.stream()
+                .filter(method -> method.trigger() == IdempotentMethod.Trigger.REQUEST)
+                .flatMap(method -> DocumentedOperations.of(method.method(), policies.get(method.endpoint())).stream())
+                .toList(), settings.keyRules(), maxRequestBytes));
         started = true;
     }
 
@@ -452,6 +456,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     @PreDestroy
     void stop() {
+        DocumentedOperations.withdraw();
         if (settleTask != null) {
             settleTask.cancel(false);
         }
