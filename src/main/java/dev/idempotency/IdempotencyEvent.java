@@ -112,6 +112,20 @@ public sealed interface IdempotencyEvent {
     record LeaseLost(String endpoint, String scopeKey) implements IdempotencyEvent {
     }
 
+    /**
+     * An administrator acted through the admin resource ({@link dev.idempotency.jaxrs.IdempotencyAdminResource}).
+     *
+     * @param endpoint      the endpoint concerned, or {@code ""}
+     * @param scopeKey      the record concerned, or {@code ""} (a list, a purge)
+     * @param action        {@code list}, {@code show}, {@code release} or {@code purge}
+     * @param administrator the caller's name
+     * @param result        what came of it: {@code listed 3}, {@code shown}, {@code released}, {@code changed},
+     *                      {@code not-processing}, {@code not-found}, {@code purged 12}
+     */
+    record Administered(String endpoint, String scopeKey, String action, String administrator, String result)
+            implements IdempotencyEvent {
+    }
+
     /** Expired records were deleted. */
     record Purged(String endpoint, int count) implements IdempotencyEvent {
     }

@@ -25,6 +25,12 @@ public enum ProblemType {
     DEAD_LETTERED("dead-lettered", 503, "Message failed on its last delivery"),
     OPERATION_FAILED("operation-failed", 422, "Operation failed finally"),
     OPERATION_NOT_FOUND("operation-not-found", 404, "No such operation"),
+    ADMIN_FORBIDDEN("admin-forbidden", 403, "Administrator role required"),
+    ADMIN_REQUEST_INVALID("admin-request-invalid", 400, "Administrative request invalid"),
+    RECORD_NOT_PROCESSING("record-not-processing", 409, "Record is not in progress"),
+    RECORD_CHANGED("record-changed", 412, "Record changed since it was read"),
+    RECORD_VERSION_REQUIRED("record-version-required", 428, "Record version required"),
+    ADMIN_UNSUPPORTED("admin-unsupported", 501, "Not supported by this record store"),
     NOT_CONFIGURED("not-configured", 500, "Idempotency not configured for this call");
 
     private final String slug;

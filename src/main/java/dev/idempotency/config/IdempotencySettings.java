@@ -84,6 +84,7 @@ public final class IdempotencySettings {
         interceptorPriority();
         anonymousAllowed();
         tenantSource();
+        adminRole();
         positive(Setting.IN_FLIGHT_MAX_WAITERS, raw(Setting.IN_FLIGHT_MAX_WAITERS));
         positive(Setting.MAX_REQUEST_BYTES, raw(Setting.MAX_REQUEST_BYTES));
         positive(Setting.PURGE_BATCH_SIZE, raw(Setting.PURGE_BATCH_SIZE));
@@ -250,6 +251,15 @@ public final class IdempotencySettings {
             throw invalid(setting.key(), raw(setting), "must not be negative");
         }
         return value;
+    }
+
+    /** The role a caller of the admin resource must have. */
+    public String adminRole() {
+        String role = raw(Setting.ADMIN_ROLE).trim();
+        if (role.isEmpty()) {
+            throw invalid(Setting.ADMIN_ROLE.key(), role, "must name a role");
+        }
+        return role;
     }
 
     public String problemBase() {

@@ -71,7 +71,8 @@ public enum Setting {
     CALL_TENANT("call.tenant", "constant:", true, "Tenant of a call of an idempotent business method (an @IdempotencyKey parameter): constant:<value> or caller."),
     CALL_PRINCIPAL("call.principal", "constant:$calls", true,
             "Principal of a call of an idempotent business method: constant:<value>, or caller (the container's authenticated caller; a call without one is refused)."),
-    STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location.");
+    STATUS_PATH("status-path", "idempotency", true, "Path (under the application's base URI) of the status resource, for 202 Location."),
+    ADMIN_ROLE("admin.role", "idempotency-admin", false, "Role a caller of the admin resource (IdempotencyAdminResource) must have (403 otherwise).");
 
     /** The prefix of every key. */
     public static final String PREFIX = "idempotency.";

@@ -258,6 +258,35 @@ public final class IdempotencyProtocol {
     }
 
     /** Deletes expired, finished records in batches of {@code batchSize}; at most {@code maxBatches}. */
+    /**
+     * An administrator's release of an operation in progress (stuck, or held by an executor that hangs while
+     * renewing its lease): FAILED_RETRYABLE, so that the next retry runs it again (asking the endpoint's
+     * resolver first, where it has external side effects). Fenced on the owner token of the record the
+     * administrator saw: a record that changed since is left alone. An executor still running can no longer
+     * commit its outcome.
+     *
+     * @param retention how long the released record is kept at least (the endpoint's retention)
+     * @return false when the record is no longer the one seen in progress
+     */
+    public boolean releaseByAdministrator(IdempotencyRecord seen, Duration retention) {
+        if (seen.status() != RecordStatus.PROCESSING) {
+            return false;
+        }
+        Instant now = clock.instant();
+        Completion completion = new Completion(RecordStatus.FAILED_RETRYABLE, Optional.empty(), Optional.empty(), now,
+                now.plus(retention));
+        boolean released;
+        try {
+            released = transactions.requiresNew(() -> store.finish(seen.scopeKey(), seen.ownerToken(), completion));
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+        if (released) {
+            events.publish(new IdempotencyEvent.Released(seen.endpoint(), seen.scopeKey(), seen.attempts()));
+        }
+        return released;
+    }
+
     public int purgeExpired(int batchSize, int maxBatches) {
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {

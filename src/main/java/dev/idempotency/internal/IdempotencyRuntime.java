@@ -114,6 +114,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final Map<String, java.util.concurrent.atomic.LongAdder> messageCounts = new java.util.concurrent.ConcurrentHashMap<>();
     private ScopeDigest scopeDigest;
     private Clock clock;
+    private Administration administration;
     private final Map<Method, IdempotentMethod> methods = new HashMap<>();
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
     private ScheduledFuture<?> purgeTask;
@@ -244,6 +245,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         settler = new Settler(protocol, store, transactions, clock, policies.values().stream()
                 .map(policy -> new Settler.Endpoint(policy, resolverFor(policy))).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
+        administration = new Administration(store, protocol, clock, policies::get, this::purgeExpired, this::fire);
         scheduleMaintenance(databaseClock);
         DocumentedOperations.publish(new DocumentedOperations(found.stream()
                 .filter(method -> method.trigger() == IdempotentMethod.Trigger.REQUEST)
@@ -474,6 +476,12 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     @Override
     public int purgeExpired() {
         return protocol().purgeExpired(settings.purgeBatchSize(), 1000);
+    }
+
+    /** What the admin resource does. */
+    public Administration administration() {
+        protocol();
+        return administration;
     }
 
     public IdempotencyProtocol protocol() {
@@ -814,6 +822,10 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         } else if (event instanceof IdempotencyEvent.Fenced fenced) {
             LOG.warning("IDEM-W017 fenced endpoint=" + fenced.endpoint() + " scope=" + shortKey(fenced.scopeKey())
                     + ": its lease ran out and the operation was taken over; nothing of this execution commits");
+        } else if (event instanceof IdempotencyEvent.Administered acted) {
+            LOG.info(() -> "IDEM-I011 administered action=" + acted.action() + " by=" + acted.administrator()
+                    + " endpoint=" + (acted.endpoint().isEmpty() ? "-" : acted.endpoint()) + " scope="
+                    + shortKey(acted.scopeKey()) + " result=" + acted.result());
         } else if (event instanceof IdempotencyEvent.StoreUnavailable unavailable) {
             LOG.warning("IDEM-W018 store-unavailable endpoint=" + unavailable.endpoint() + " reason="
                     + unavailable.reason());

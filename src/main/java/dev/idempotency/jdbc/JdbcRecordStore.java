@@ -302,6 +302,36 @@ public final class JdbcRecordStore implements RecordStore {
         });
     }
 
+    @Override
+    public List<IdempotencyRecord> list(String endpoint, java.util.Set<RecordStatus> statuses, Instant createdBefore,
+                                        Instant now, int limit) {
+        if (statuses.isEmpty()) {
+            return List.of();
+        }
+        List<RecordStatus> four = new ArrayList<>(statuses);
+        while (four.size() < 4) {
+            four.add(four.get(0));
+        }
+        return run(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.listForAdministrator)) {
+                ps.setString(1, endpoint);
+                for (int i = 0; i < 4; i++) {
+                    ps.setString(2 + i, four.get(i).name());
+                }
+                setInstant(ps, 6, createdBefore);
+                setInstant(ps, 7, now);
+                ps.setInt(8, limit);
+                List<IdempotencyRecord> found = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(read(rs));
+                    }
+                }
+                return found;
+            }
+        });
+    }
+
     // H2 and MariaDB: the finished record's give-back, in the finish's transaction. MariaDB's is one upsert; H2
     // updates, creates the row when it was missing, and updates again when a concurrent finish created it.
     private void giveBackInFlight(Connection c, String scopeKey) throws SQLException {

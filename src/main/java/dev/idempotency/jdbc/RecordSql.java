@@ -31,6 +31,7 @@ final class RecordSql {
     final String finish;
     final String renewLease;
     final String findProcessing;
+    final String listForAdministrator;
     final String expiredKeys;
     final String deleteExpired;
 
@@ -86,6 +87,10 @@ final class RecordSql {
                 + " AND status = 'PROCESSING' AND lease_until > ?";
         findProcessing = "SELECT " + COLUMNS + " FROM " + table + " WHERE status = 'PROCESSING' AND expires_at < ?"
                 + " AND (expires_at > ? OR (expires_at = ? AND scope_key > ?)) ORDER BY expires_at, scope_key LIMIT ?";
+        // Four statuses always (a filter of fewer repeats one), so that one statement serves every filter.
+        listForAdministrator = "SELECT " + COLUMNS + " FROM " + table + " WHERE endpoint = ? AND status IN (?, ?, ?, ?)"
+                + " AND created_at <= ? ORDER BY CASE WHEN status = 'PROCESSING' AND lease_until < ? THEN 0 ELSE 1 END,"
+                + " created_at, scope_key LIMIT ?";
         expiredKeys = "SELECT scope_key, tenant, principal, endpoint FROM " + table
                 + " WHERE expires_at < ? AND status <> 'PROCESSING' ORDER BY expires_at LIMIT ?";
         deleteExpired = "DELETE FROM " + table + " WHERE scope_key = ? AND expires_at < ? AND status <> 'PROCESSING'";

@@ -100,6 +100,19 @@ public interface RecordStore {
                       Instant now);
 
     /**
+     * An endpoint's records as an administrator looks for stuck ones: PROCESSING records whose lease ended before
+     * {@code now} first, then by creation, oldest first; only records with one of {@code statuses} created at or
+     * before {@code createdBefore}; at most {@code limit}. Not on any request's path: it may scan the endpoint's
+     * records (no index is kept for it, so that claims pay nothing for it).
+     *
+     * @throws UnsupportedOperationException when this store cannot list (the admin resource answers 501)
+     */
+    default List<IdempotencyRecord> list(String endpoint, java.util.Set<RecordStatus> statuses, Instant createdBefore,
+                                         Instant now, int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not list records");
+    }
+
+    /**
      * Deletes at most {@code batchSize} records that expired before {@code now} and are not PROCESSING,
      * by primary key, and returns how many.
      */

@@ -100,6 +100,7 @@ final class EndpointFixture {
                 ResourceBuilder.rootResourceFromAnnotations(PaymentResource.class)));
         dispatcher.getRegistry().addPerRequestResource(PaymentOperations.class);
         dispatcher.getRegistry().addPerRequestResource(AsyncPaymentOperations.class);
+        dispatcher.getRegistry().addPerRequestResource(RecordsAdmin.class);
         return new Http(dispatcher);
     }
 }

@@ -146,6 +146,31 @@ abstract class RecordStoreContract {
     }
 
     @Test
+    void anAdministratorsListShowsTheStuckFirstThenTheOldestOfOneEndpoint() {
+        // Oldest first: a finished record (t0), a live claim (t0 + 10 s), a claim whose lease ran out (t0 + 20 s).
+        tx(() -> db.store.insert(processing("done", "t1", NOW)));
+        assertThat(tx(() -> db.store.finish(scope("done"), token("t1"), new Completion(RecordStatus.SUCCEEDED,
+                Optional.empty(), Optional.empty(), NOW, NOW.plus(Duration.ofDays(1)))))).isTrue();
+        tx(() -> db.store.insert(withLease(processing("live", "t2", NOW.plusSeconds(10)), NOW.plusSeconds(600))));
+        tx(() -> db.store.insert(processing("stuck", "t3", NOW.plusSeconds(20))));
+        tx(() -> db.store.insert(new IdempotencyRecord(scope("other"), "acme", "alice", "exports", "v1:" + "ab".repeat(32),
+                RecordStatus.PROCESSING, Optional.empty(), Optional.empty(), token("t4"), Optional.of(NOW), 1, NOW, NOW,
+                NOW.plus(Duration.ofDays(1)))));
+        Instant now = NOW.plusSeconds(120);
+        java.util.Set<RecordStatus> all = java.util.EnumSet.allOf(RecordStatus.class);
+
+        assertThat(tx(() -> db.store.list("payments", all, now, now, 10))).extracting(IdempotencyRecord::scopeKey)
+                .containsExactly(scope("stuck"), scope("done"), scope("live"));
+        assertThat(tx(() -> db.store.list("payments", java.util.EnumSet.of(RecordStatus.PROCESSING), now, now, 10)))
+                .extracting(IdempotencyRecord::scopeKey).containsExactly(scope("stuck"), scope("live"));
+        assertThat(tx(() -> db.store.list("payments", all, NOW.plusSeconds(10), now, 10)))
+                .as("created at or before").extracting(IdempotencyRecord::scopeKey)
+                .containsExactly(scope("done"), scope("live"));
+        assertThat(tx(() -> db.store.list("payments", all, now, now, 1))).extracting(IdempotencyRecord::scopeKey)
+                .containsExactly(scope("stuck"));
+    }
+
+    @Test
     void chargesAreScopedToTheCallerRefusedAtTheLimitAndGivenBackByTheFinish() {
         QuotaCharge twoInFlight = new QuotaCharge(true, 2, true, 0);
         tx(() -> db.store.insert(processing("a1", "t1", NOW), twoInFlight));
