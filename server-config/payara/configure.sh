@@ -57,6 +57,8 @@ if [ "$demo" = "--demo" ]; then
   : > "$dir/keyfile"
   # eve is known to the realm but belongs to no tenant (the demo answers her 403 no-tenant).
   for u in alice bob carol mallory eve; do echo "$u;$(ssha256 "$u");user" >> "$dir/keyfile"; done
+  # operator looks after the records through the admin resource (group idempotency-admin, mapped to the role).
+  echo "operator;$(ssha256 operator);user,idempotency-admin" >> "$dir/keyfile"
   echo "payments-service;$(ssha256 "$service_password");user" >> "$dir/keyfile"
   echo "demo.service.password=$service_password" >> "$dir/system.properties"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api" >> "$dir/system.properties"

@@ -4,7 +4,8 @@
 #   configure.sh <JBOSS_HOME> <h2|postgresql|mariadb> [--demo]
 # Environment: DB_URL, DB_USER, DB_PASSWORD (defaults: the machine's services), DB_DRIVER_JAR (for
 # postgresql/mariadb), IDEMPOTENCY_SECRET (default: 48 random bytes, base64), HTTP_PORT (for --demo).
-# With --demo it also adds the demo's users (alice, bob, carol, mallory; password = user name) and service user.
+# With --demo it also adds the demo's users (alice, bob, carol, mallory; password = user name), its operator
+# (operator/operator, also in the role idempotency-admin) and service user.
 # EXTRA_SYSTEM_PROPERTIES="k=v k=v" adds further server system properties (e.g. a per-endpoint setting).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -59,6 +60,9 @@ if [ "$demo" = "--demo" ]; then
     echo "$u=$(hash "$u" "$u")" >> "$conf/application-users.properties"
     echo "$u=user" >> "$conf/application-roles.properties"
   done
+  # operator looks after the records through the admin resource (role idempotency-admin, idempotency.admin.role).
+  echo "operator=$(hash operator operator)" >> "$conf/application-users.properties"
+  echo "operator=user,idempotency-admin" >> "$conf/application-roles.properties"
   echo "payments-service=$(hash payments-service "$service_password")" >> "$conf/application-users.properties"
   echo "payments-service=user" >> "$conf/application-roles.properties"
 fi

@@ -5,6 +5,7 @@ import dev.idempotency.it.statuses.AcceptedOperations;
 import dev.idempotency.it.statuses.TaskOperations;
 import dev.idempotency.it.statuses.DirectCall;
 import dev.idempotency.it.statuses.Holds;
+import dev.idempotency.it.statuses.StatusesAdmin;
 import dev.idempotency.it.statuses.StatusesApplication;
 import dev.idempotency.it.statuses.StatusesResource;
 import dev.idempotency.it.statuses.TestControl;
@@ -57,7 +58,7 @@ class StatusCodesIT {
         return ShrinkWrap.create(WebArchive.class, "statuses.war")
                 .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
                         TaskOperations.class, StatusesResource.TaskOutcome.class,
-                        DirectCall.class, TestControl.class, Holds.class)
+                        DirectCall.class, TestControl.class, Holds.class, StatusesAdmin.class)
                 .addAsLibrary(new File(System.getProperty("it.library")))
                 .addAsResource(new StringAsset(CONFIG), "META-INF/microprofile-config.properties")
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
@@ -300,6 +301,48 @@ class StatusCodesIT {
         assertThat(control.path("responses").has("409")).as(control.toString()).isFalse();
         assertThat(document.root().path("components").path("schemas").path("IdempotencyProblem").path("properties")
                 .has("retryAfter")).as(text).isTrue();
+    }
+
+    @Test
+    void theAdminResourceReleasesARunningOperationFencedOnItsVersionOnlyForItsRole() throws Exception {
+        String admin = "admin/idempotency/";
+        Api.Reply forbidden = api.get(admin + "endpoints/statuses.superseded/records").send();
+        assertProblem(forbidden, 403, "admin-forbidden");
+
+        String key = key();
+        CompletableFuture<Api.Reply> first = heldFirst("statuses/superseded", key);
+        Api.Reply listed = api.get(admin + "endpoints/statuses.superseded/records?state=PROCESSING").as("operator").send();
+        assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+        JsonNode record = null;
+        for (JsonNode candidate : listed.json().path("records")) {
+            if ("alice".equals(candidate.path("principal").asText())) {
+                record = candidate;
+            }
+        }
+        assertThat(record).as(listed.text()).isNotNull();
+        String scopeKey = record.path("scopeKey").asText();
+        Api.Reply shown = api.get(admin + "records/" + scopeKey).as("operator").send();
+        assertThat(shown.status()).as(shown.text()).isEqualTo(200);
+        assertThat(shown.json().path("state").asText()).isEqualTo("PROCESSING");
+        assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").send(), 403, "admin-forbidden");
+        assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").as("operator")
+                .header("If-Match", "\"0\"").send(), 412, "record-changed");
+
+        Api.Reply released = api.post(admin + "records/" + scopeKey + "/release", "").as("operator")
+                .header("If-Match", shown.header("ETag")).send();
+        assertThat(released.status()).as(released.text()).isEqualTo(200);
+        assertThat(released.json().path("state").asText()).isEqualTo("FAILED_RETRYABLE");
+        release(key);
+        assertProblem(first.get(30, TimeUnit.SECONDS), 409, "superseded");
+        Api.Reply retry = api.post("statuses/superseded", "{}").key(key).send();
+        assertThat(retry.status()).as("the released operation runs again for the client's retry: " + retry.text())
+                .isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(executions(key)).isEqualTo(2);
+
+        Api.Reply purged = api.post(admin + "purge", "").as("operator").send();
+        assertThat(purged.status()).as(purged.text()).isEqualTo(200);
+        assertThat(purged.json().path("purged").asInt()).isNotNegative();
     }
 
     // Sends the first request and returns once it runs on the server, held until release(key).
