@@ -61,6 +61,12 @@ case "$server" in
     "$asadmin" start-domain > "$dir.asadmin.out" 2>&1 || { cat "$dir.asadmin.out" >&2; exit 1; }
     # multimode goes on past a failed command and ends successfully: its output says what failed.
     "$asadmin" multimode --file "$dir/post-boot.asadmin" >> "$dir.asadmin.out" 2>&1 || true
+    # The library's secrets as password aliases (server-config/payara/configure.sh --server), as an operator does.
+    for alias in "$dir"/aliases/*; do
+      "$asadmin" --passwordfile "$alias" create-password-alias "$(basename "$alias")" >> "$dir.asadmin.out" 2>&1 \
+        || { cat "$dir.asadmin.out" >&2; exit 1; }
+      rm -f "$alias"
+    done
     "$asadmin" stop-domain >> "$dir.asadmin.out" 2>&1
     if grep -q -E "failed\.|remote failure" "$dir.asadmin.out"; then cat "$dir.asadmin.out" >&2; exit 1; fi ;;
   *) echo "provision: unknown server '$server'" >&2; exit 2 ;;

@@ -2,7 +2,9 @@
 # Writes what Payara needs from server-config/payara into <dir>, placeholders filled in:
 #   configure.sh <dir> <h2|postgresql> [--demo] [--server]
 # Produces <dir>/post-boot.asadmin (asadmin commands: datasource, and with --demo the users' realm),
-# <dir>/system.properties (the library's settings, and the demo's) and with --demo <dir>/keyfile.
+# <dir>/system.properties (the library's settings, and the demo's) and with --demo <dir>/keyfile; with --server
+# the secrets (idempotency.secret, previous-secrets, encryption.keys) go to <dir>/aliases instead, one password
+# file per password alias to create.
 # Payara Micro: --postbootcommandfile <dir>/post-boot.asadmin --systemproperties <dir>/system.properties.
 # Payara Server (--server): asadmin multimode --file <dir>/post-boot.asadmin against the running domain; the
 # file then also sets every line of system.properties (create-system-properties), in the quoting asadmin's
@@ -70,6 +72,16 @@ if [ "$demo" = "--demo" ]; then
   echo "idempotency.endpoints.acquirer.charges.max-in-flight-per-principal=0" >> "$dir/system.properties"
 fi
 if [ -n "$server" ]; then
+  # Payara Server keeps the library's secrets in its password alias store, which its MicroProfile Config reads as
+  # a config source (alias name = setting name, ordinal 105): one file per secret in <dir>/aliases, for
+  # "asadmin --passwordfile <file> create-password-alias <name>" (then delete the file); never in domain.xml.
+  rm -rf "$dir/aliases"
+  mkdir -m 700 "$dir/aliases"
+  grep -E '^idempotency\.(secret|previous-secrets|encryption\.keys)=' "$dir/system.properties" | while IFS= read -r line; do
+    (umask 077; printf 'AS_ADMIN_ALIASPASSWORD=%s\n' "${line#*=}" > "$dir/aliases/${line%%=*}")
+  done
+  grep -v -E '^idempotency\.(secret|previous-secrets|encryption\.keys)=' "$dir/system.properties" > "$dir/system.properties.plain" || true
+  mv "$dir/system.properties.plain" "$dir/system.properties"
   # One file for asadmin multimode: the driver, the resources, then every setting as a system property.
   {
     for jar in "$dir"/lib/*.jar; do if [ -e "$jar" ]; then echo "add-library $jar"; fi; done

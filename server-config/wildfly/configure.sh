@@ -28,7 +28,6 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
   echo "db.password=$password"
   echo "db.max-pool=${DB_MAX_POOL:-60}"
   echo "db.driver.jar=${DB_DRIVER_JAR:-}"
-  echo "idempotency.secret=$secret"
   echo "demo.service.password=$service_password"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api"
 } > "$props"
@@ -48,9 +47,36 @@ fi
 run idempotency.cli
 run messaging.cli
 run observability.cli
+# The library's secrets never stand in the configuration in clear: each is an encrypted expression
+# (${ENC::idempotency:...}) of the Elytron resolver that idempotency.cli adds, which the server decrypts at boot
+# with the key of its credential store (standalone/configuration/idempotency-credentials.cs, readable by the
+# server's user only). The other settings are plain system properties.
+declare -A secrets=([idempotency.secret]="$secret")
+plain=()
 for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do
-  run_inline "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"
+  case "${kv%%=*}" in
+    idempotency.secret|idempotency.previous-secrets|idempotency.encryption.keys) secrets[${kv%%=*}]="${kv#*=}" ;;
+    *) plain+=("$kv") ;;
+  esac
 done
+names=("${!secrets[@]}")
+{
+  echo "embed-server --std-out=discard --server-config=standalone-full.xml"
+  for name in "${names[@]}"; do
+    echo "/subsystem=elytron/expression=encryption:create-expression(resolver=idempotency, clear-text=\"${secrets[$name]}\")"
+  done
+  echo "stop-embedded-server"
+} > "$props.cli"
+"$cli" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; exit 1; }
+mapfile -t expressions < <(sed -n 's/.*"expression" => "\(\${ENC::[^"]*}\)".*/\1/p' "$props.out")
+[ "${#expressions[@]}" -eq "${#names[@]}" ] || { echo "configure.sh: the secrets were not encrypted" >&2; cat "$props.out" >&2; exit 1; }
+{
+  echo "embed-server --std-out=discard --server-config=standalone-full.xml"
+  for i in "${!names[@]}"; do echo "/system-property=${names[$i]}:add(value=\"${expressions[$i]}\")"; done
+  for kv in ${plain[@]+"${plain[@]}"}; do echo "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"; done
+  echo "stop-embedded-server"
+} > "$props.cli"
+"$cli" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; exit 1; }
 if [ "$demo" = "--demo" ]; then
   run demo.cli
   conf="$home/standalone/configuration"

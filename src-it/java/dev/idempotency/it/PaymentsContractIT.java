@@ -513,6 +513,40 @@ class PaymentsContractIT {
         return api.get("payments?merchantOrderNo=" + order).send().list();
     }
 
+    // The run's secret (src-it/provision.sh) keys what the server derives: found again in the key the acquirer got, it
+    // is the secret the library runs with; and it stands in clear in none of the server's configuration files, which
+    // name WildFly's encrypted expression and hold Payara Server's password alias instead.
+    @Test
+    void theLibraryRunsWithTheSecretFromTheServersCredentialStoreWhichNoConfigurationFileHoldsInClear() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Path.of(System.getProperty("it.server.dir"));
+        String secret = java.nio.file.Files.readString(java.nio.file.Path.of(dir + ".secret")).trim();
+        String key = key();
+        String order = order("S");
+        assertThat(api.post("payments", payment(order, "3.00")).key(key).send().status()).isEqualTo(201);
+        String scopeKey = new dev.idempotency.core.ScopeDigest(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                List.of()).keys(new dev.idempotency.Scope("acme", "alice", "payments.create", key)).get(0);
+        assertThat(charges(order)).singleElement().satisfies(charge -> assertThat(charge.get("idempotencyKey").asText())
+                .isEqualTo(dev.idempotency.core.ScopeDigest.derive(scopeKey, "acquirer.charge")));
+
+        switch (System.getProperty("it.server")) {
+            case "wildfly" -> {
+                String configuration = java.nio.file.Files.readString(dir.resolve("wildfly-"
+                        + System.getProperty("it.wildfly.version") + "/standalone/configuration/standalone-full.xml"));
+                assertThat(configuration).doesNotContain(secret)
+                        .containsPattern("name=\"idempotency.secret\" value=\"\\$\\{ENC::idempotency:[^\"]+\\}\"");
+            }
+            case "payara-server" -> {
+                java.nio.file.Path domain = dir.resolve("payara6/glassfish/domains/domain1/config");
+                assertThat(java.nio.file.Files.readString(domain.resolve("domain.xml"))).doesNotContain(secret)
+                        .doesNotContain("idempotency.secret");
+                assertThat(domain.resolve("domain-passwords")).exists();
+            }
+            default -> {
+                // Payara Micro has no password alias store: its secret comes from a system property or the environment.
+            }
+        }
+    }
+
     private List<JsonNode> charges(String order) {
         return api.get("acquirer/charges?merchantOrderNo=" + order).send().list();
     }
