@@ -5,6 +5,9 @@ import dev.idempotency.it.statuses.AcceptedOperations;
 import dev.idempotency.it.statuses.TaskOperations;
 import dev.idempotency.it.statuses.DirectCall;
 import dev.idempotency.it.statuses.Holds;
+import dev.idempotency.it.statuses.DownstreamEcho;
+import dev.idempotency.it.statuses.EchoApi;
+import dev.idempotency.it.statuses.LedgerApi;
 import dev.idempotency.it.statuses.StatusesAdmin;
 import dev.idempotency.it.statuses.StatusesApplication;
 import dev.idempotency.it.statuses.StatusesResource;
@@ -50,7 +53,10 @@ class StatusCodesIT {
             "idempotency.endpoints.statuses.task.status-path=statuses/tasks",
             "idempotency.endpoints.statuses.keys.max-keys-per-endpoint=2",
             "idempotency.endpoints.statuses.large.max-response-bytes=1024",
-            "idempotency.endpoints.statuses.large.oversize-response=fail", "");
+            "idempotency.endpoints.statuses.large.oversize-response=fail",
+            // LedgerApi's derived key: its purpose and header by configuration (configKey "ledger").
+            "idempotency.client.ledger.purpose=ledger.post",
+            "idempotency.client.ledger.header=Ledger-Key", "");
 
     @Deployment(testable = false)
     static WebArchive statuses() throws Exception {
@@ -58,7 +64,8 @@ class StatusCodesIT {
         return ShrinkWrap.create(WebArchive.class, "statuses.war")
                 .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
                         TaskOperations.class, StatusesResource.TaskOutcome.class,
-                        DirectCall.class, TestControl.class, Holds.class, StatusesAdmin.class)
+                        DirectCall.class, TestControl.class, Holds.class, StatusesAdmin.class, DownstreamEcho.class,
+                        EchoApi.class, LedgerApi.class)
                 .addAsLibrary(new File(System.getProperty("it.library")))
                 .addAsResource(new StringAsset(CONFIG), "META-INF/microprofile-config.properties")
                 .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
@@ -343,6 +350,19 @@ class StatusCodesIT {
         Api.Reply purged = api.post(admin + "purge", "").as("operator").send();
         assertThat(purged.status()).as(purged.text()).isEqualTo(200);
         assertThat(purged.json().path("purged").asInt()).isNotNegative();
+    }
+
+    @Test
+    void restClientCallsCarryTheOperationsDerivedKeyByAnnotationOrByConfiguration() {
+        String key = key();
+        Api.Reply first = api.post("statuses/downstream", "{}").key(key).send();
+        assertThat(first.status()).as(first.text()).isEqualTo(200);
+        JsonNode sent = first.json();
+        assertThat(sent.path("echo").asText()).as("@DerivedKey(\"echo.charge\") on the interface")
+                .isEqualTo(sent.path("expectedEcho").asText()).hasSize(43);
+        assertThat(sent.path("ledger").asText()).as("idempotency.client.ledger.purpose and .header")
+                .isEqualTo(sent.path("expectedLedger").asText());
+        assertThat(sent.path("echo").asText()).isNotEqualTo(key);
     }
 
     // Sends the first request and returns once it runs on the server, held until release(key).

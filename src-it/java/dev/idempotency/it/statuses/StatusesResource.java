@@ -124,6 +124,26 @@ public class StatusesResource {
                 .build();
     }
 
+    /**
+     * Calls a downstream service through two MicroProfile Rest Clients that register DerivedKeyClientFilter, and
+     * answers what each downstream call carried beside the keys the operation derives.
+     */
+    @POST
+    @Path("downstream")
+    @Idempotent(endpoint = "statuses.downstream")
+    public Response downstream(String body, @jakarta.ws.rs.HeaderParam("Authorization") String authorization,
+                               @jakarta.ws.rs.core.Context jakarta.ws.rs.core.UriInfo uri) {
+        holds.ran(key());
+        EchoApi echo = org.eclipse.microprofile.rest.client.RestClientBuilder.newBuilder().baseUri(uri.getBaseUri())
+                .build(EchoApi.class);
+        LedgerApi ledger = org.eclipse.microprofile.rest.client.RestClientBuilder.newBuilder().baseUri(uri.getBaseUri())
+                .build(LedgerApi.class);
+        String json = "{\"echo\":\"" + echo.echo(authorization, "{}") + "\",\"expectedEcho\":\""
+                + idempotency.derive("echo.charge") + "\",\"ledger\":\"" + ledger.post(authorization, "{}")
+                + "\",\"expectedLedger\":\"ledger:" + idempotency.derive("ledger.post") + "\"}";
+        return Response.ok(json, MediaType.APPLICATION_JSON_TYPE).build();
+    }
+
     private String key() {
         return idempotency.key().orElseThrow();
     }
