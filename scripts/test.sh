@@ -3,11 +3,18 @@
 # tests — the payments demo on a managed WildFly (full profile, with its broker) over H2, PostgreSQL (the tests'
 # own cluster, with two-phase commit; plus a second WildFly node on the same database, and the fault scenarios)
 # and MariaDB (each with a two-node storm), an idempotent message-driven bean on H2 and PostgreSQL; on
-# Payara Micro over H2; and on Payara Server over PostgreSQL, with its OpenMQ broker. Under CI=true (the default
-# here) no test may skip for want of a database; any failure stops the run with a non-zero exit.
+# Payara Server over PostgreSQL, with its OpenMQ broker; and, on Java 25 with the library jar built on Java 17,
+# WildFly over MariaDB and Payara Micro 7 (Jakarta EE 11) over H2. Under CI=true (the default here) no test may
+# skip for want of a database; any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh
+# The newer JDK the Jakarta EE 11 server needs (Payara 7: Java 21 or later), beside the machine's Java 17.
+jdk25="${JDK25_HOME:-$(ls -d /usr/lib/jvm/temurin-25-jdk* 2>/dev/null | head -n1)}"
+if [ ! -x "$jdk25/bin/java" ]; then
+  echo "scripts/test.sh: no JDK 25 (looked for /usr/lib/jvm/temurin-25-jdk*; set JDK25_HOME)" >&2
+  exit 1
+fi
 export CI="${CI:-true}"
 started=$(date +%s)
 step() { echo; echo "== $* ($(( $(date +%s) - started ))s)"; }
@@ -16,17 +23,22 @@ step "fast tests, and the library installed for the demo"
 mvn -B install "$@"
 step "the payments demo WAR"
 mvn -B -q -f examples/payments/pom.xml package
+# The jar as built on Java 17, for the runs on Java 25 (whose own build would compile it again).
+java17_library="$PWD/target/it-library-java17.jar"
+cp target/idempotency-cdi-*-SNAPSHOT.jar "$java17_library"
 rm -f target/reliability-report.md
 contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
 step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
 mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
-step "real-server tests: WildFly + MariaDB, and a storm on two nodes"
-mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.includes="$contract_and_load" "$@"
+step "real-server tests: WildFly on Java 25 + MariaDB (the library built on Java 17), and a storm on two nodes"
+JAVA_HOME="$jdk25" mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.library="$java17_library" \
+  -Dit.includes="$contract_and_load" "$@"
 cat target/reliability-report.md
-step "real-server tests: Payara Micro + H2"
-mvn -B verify -Pit-payara -Dit.db=h2 "$@"
+step "real-server tests: Payara Micro 7 (Jakarta EE 11) on Java 25 + H2 (the library built on Java 17)"
+PAYARA_MICRO_VERSION=7.2026.11 JAVA_HOME="$jdk25" mvn -B verify -Pit-payara -Dit.db=h2 \
+  -Dit.library="$java17_library" "$@"
 step "real-server tests: Payara Server + PostgreSQL (configured with asadmin), an idempotent message-driven bean on OpenMQ"
 mvn -B verify -Pit-payara-server -Dit.db=postgresql \
   -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT).*]' "$@"

@@ -37,7 +37,8 @@ case "$server" in
     rm -rf "$dir"
     mkdir -p "$dir/lib"
     mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-      -Dartifact=fish.payara.extras:payara-micro:6.2025.10 -DoutputDirectory="$dir" -Dmdep.stripVersion=true
+      -Dartifact=fish.payara.extras:payara-micro:"${PAYARA_MICRO_VERSION:-6.2025.10}" -DoutputDirectory="$dir" \
+      -Dmdep.stripVersion=true
     if [ "$db" = postgresql ]; then
       mvn -q -B -f "$root/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
         -Dartifact=org.postgresql:postgresql:42.7.14 -DoutputDirectory="$dir/lib"
