@@ -257,7 +257,6 @@ public final class IdempotencyProtocol {
                 .retryAfter(retryAfter(op, found.flatMap(IdempotencyRecord::leaseUntil))));
     }
 
-    /** Deletes expired, finished records in batches of {@code batchSize}; at most {@code maxBatches}. */
     /**
      * An administrator's release of an operation in progress (stuck, or held by an executor that hangs while
      * renewing its lease): FAILED_RETRYABLE, so that the next retry runs it again (asking the endpoint's
@@ -287,6 +286,7 @@ public final class IdempotencyProtocol {
         return released;
     }
 
+    /** Deletes expired, finished records in batches of {@code batchSize}; at most {@code maxBatches}. */
     public int purgeExpired(int batchSize, int maxBatches) {
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {
