@@ -137,9 +137,10 @@ export BENCH_MGMT_USER=bench-admin BENCH_MGMT_PASSWORD="Bench-$(head -c 12 /dev/
 
 log "starting WildFly"
 server_started=true
-# BENCH_JFR=<file>: the server records a JFR profile of the whole run there (written when it stops).
+# BENCH_JFR=<file>: the server records a JFR profile of the whole run there (written when it stops), with stacks
+# 256 frames deep: at JFR's default of 64 a request's library frames are cut off below JDBC and Narayana.
 jfr_options=""
-[ -n "${BENCH_JFR:-}" ] && jfr_options="-XX:StartFlightRecording=settings=profile,filename=$BENCH_JFR,dumponexit=true"
+[ -n "${BENCH_JFR:-}" ] && jfr_options="-XX:FlightRecorderOptions=stackdepth=256 -XX:StartFlightRecording=settings=profile,filename=$BENCH_JFR,dumponexit=true"
 JDK_JAVA_OPTIONS="$jfr_options" LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$work/wildfly.pid" \
   "$home/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 -bmanagement 127.0.0.1 > "$work/wildfly.out" 2>&1 &
 for _ in $(seq 1 180); do
