@@ -95,6 +95,21 @@ class OpenApiDocumentTest {
         assertThat(post(document, "/api/archive/payments").getExtensions()).isNullOrEmpty();
     }
 
+    @Test
+    void aSparseDocumentIsCompletedAndAnEmptyOneLeftAlone() {
+        OpenAPI sparse = OASFactory.createOpenAPI().paths(OASFactory.createPaths()
+                .addPathItem("/api/payments", OASFactory.createPathItem().POST(OASFactory.createOperation()))
+                .addPathItem("/api/empty", OASFactory.createPathItem()));
+        new IdempotencyOasFilter().filterOpenAPI(sparse);
+        assertThat(post(sparse, "/api/payments").getResponses().getAPIResponses()).containsKeys("400", "409", "503");
+        assertThat(sparse.getComponents().getSchemas()).containsKey("IdempotencyProblem");
+
+        OpenAPI empty = OASFactory.createOpenAPI();
+        new IdempotencyOasFilter().filterOpenAPI(empty);
+        assertThat(empty.getPaths()).isNull();
+        assertThat(empty.getComponents()).as("no idempotent operation, no schema").isNull();
+    }
+
     private static Operation operation(String status) {
         return OASFactory.createOperation().responses(OASFactory.createAPIResponses()
                 .addAPIResponse(status, OASFactory.createAPIResponse().description("the application's")));
