@@ -123,4 +123,13 @@ public @interface Idempotent {
      */
     @Nonbinding
     boolean asynchronous() default false;
+
+    /**
+     * Where the claim of a new operation is written: in a transaction of its own ({@link ClaimMode#OWN_TRANSACTION},
+     * two commits per new operation, the operation visible while it runs) or in the business transaction
+     * ({@link ClaimMode#IN_TRANSACTION}, one commit; duplicates wait on the first's commit). Default
+     * {@link ClaimMode#CONFIGURED}: {@code idempotency.claim}, itself {@code own-transaction}.
+     */
+    @Nonbinding
+    ClaimMode claim() default ClaimMode.CONFIGURED;
 }

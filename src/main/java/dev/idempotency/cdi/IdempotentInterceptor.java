@@ -95,13 +95,57 @@ public class IdempotentInterceptor {
         }
         CapturedRequest request = stage.request();
         exchange.admitting(op);
-        IdempotencyProtocol protocol = runtime.protocol();
-        // Admission goes on from the request filter's read when it made one.
-        Admission admission = stage instanceof ExchangeStage.Read r ? protocol.admit(op, r.record()) : protocol.admit(op);
+        if (op.policy().claimInTransaction()) {
+            return claimInTransaction(invocation, method, op, stage, request);
+        }
+        Admission admission = admit(op, stage);
         if (admission instanceof Admission.Execute execute) {
             return op.policy().asynchronous() ? submit(invocation, execute.claim(), request)
-                    : execute(invocation, method, execute.claim(), request);
+                    : execute(invocation, method, execute.claim(), request, runtime.transactions().joinOrBegin());
         }
+        return answer(admission, method, invocation, request, op);
+    }
+
+    // Admission goes on from the request filter's read when it made one.
+    private Admission admit(Operation op, ExchangeStage stage) {
+        IdempotencyProtocol protocol = runtime.protocol();
+        return stage instanceof ExchangeStage.Read r ? protocol.admit(op, r.record()) : protocol.admit(op);
+    }
+
+    /**
+     * ClaimMode.IN_TRANSACTION: the business transaction begins first and the claim is written in it, so that one
+     * commit makes both the record and the business data (docs/adr/0014).
+     */
+    private Object claimInTransaction(InvocationContext invocation, IdempotentMethod method, Operation op,
+                                      ExchangeStage stage, CapturedRequest request) throws Exception {
+        JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
+        Admission admission;
+        try {
+            admission = admit(op, stage);
+        } catch (RuntimeException | Error e) {
+            // A claim whose wait ran out may have left the transaction unusable (PostgreSQL aborts it).
+            tx.abandonQuietly();
+            throw e;
+        }
+        if (admission instanceof Admission.Execute execute) {
+            Claim claim = execute.claim();
+            tx.afterCompletion(ended -> runtime.protocol().claimEnded(claim));
+            return execute(invocation, method, claim, request, tx);
+        }
+        if (tx.owned()) {
+            // Nothing was written, or an earlier attempt's outcome learnt from the downstream: it commits.
+            try {
+                tx.commit();
+            } catch (JtaTransactions.TransactionFailure failure) {
+                throw new IdempotencyException(BusinessCommit.retryLaterProblem(), failure);
+            }
+        }
+        return answer(admission, method, invocation, request, op);
+    }
+
+    // An admission that runs nothing: a replay, a 202 for an operation in progress, or nothing more to send.
+    private Object answer(Admission admission, IdempotentMethod method, InvocationContext invocation,
+                          CapturedRequest request, Operation op) throws Exception {
         if (admission instanceof Admission.Replay replay) {
             exchange.settled(replayable(replay.record(), method, invocation, request), true);
         } else if (admission instanceof Admission.Accepted accepted) {
@@ -113,12 +157,11 @@ public class IdempotentInterceptor {
         return null;
     }
 
-    private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request)
-            throws Exception {
+    private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request,
+                           JtaTransactions.BusinessTransaction tx) throws Exception {
         exchange.running(claim);
         EndpointPolicy policy = claim.operation().policy();
         IdempotencyProtocol protocol = runtime.protocol();
-        JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
         Object result;
         StoredResponse first;
         Exception committedWith = null;
@@ -240,7 +283,8 @@ public class IdempotentInterceptor {
         try {
             exchange.runningTask(request, claim);
             try {
-                execute(invocation, runtime.method(invocation.getMethod()), claim, request);
+                execute(invocation, runtime.method(invocation.getMethod()), claim, request,
+                        runtime.transactions().joinOrBegin());
             } catch (Exception | Error thrown) {
                 if (exchange.stage() instanceof ExchangeStage.Failed failed) {
                     StoredResponse rendered = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,

@@ -1,5 +1,6 @@
 package dev.idempotency.config;
 
+import dev.idempotency.ClaimMode;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.InFlightPolicy;
@@ -420,6 +421,22 @@ public final class IdempotencySettings {
             }
         }
         Optional<MessagePolicy> messages = consumesMessages ? Optional.of(messagePolicy(endpoint)) : Optional.empty();
+        // A global claim=in-transaction applies where it can: message listeners, business methods and asynchronous
+        // endpoints keep their own claim; an endpoint that asks for it where it cannot be is refused.
+        boolean explicitlyInTransaction = annotation.claim() == ClaimMode.IN_TRANSACTION
+                || source.get(Setting.CLAIM.key(endpoint)).map(v -> v.equalsIgnoreCase("in-transaction")).orElse(false);
+        boolean claimInTransaction = claimInTransaction(endpoint, annotation.claim());
+        boolean cannotJoin = origin != Origin.REQUEST || annotation.asynchronous() || inFlight == InFlightPolicy.ACCEPTED;
+        if (claimInTransaction && cannotJoin) {
+            if (explicitlyInTransaction) {
+                throw new IdempotencyDefinitionException("IDEM-D019 endpoint '" + endpoint + "' claims in the business"
+                        + " transaction (claim = IN_TRANSACTION), where nothing is visible until it commits: that does not"
+                        + " go with " + (origin == Origin.MESSAGE ? "a message listener" : origin == Origin.CALL
+                        ? "a business method" : annotation.asynchronous() ? "asynchronous = true"
+                        : "in-flight = accepted (202 and the status resource)") + "; use claim = OWN_TRANSACTION");
+            }
+            claimInTransaction = false;
+        }
         boolean limitsOnlyWhereSet = origin != Origin.REQUEST;
         int maxInFlight = limitsOnlyWhereSet ? setForEndpointOnly(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint)
                 : nonNegative(Setting.MAX_IN_FLIGHT_PER_PRINCIPAL, endpoint);
@@ -432,7 +449,21 @@ public final class IdempotencySettings {
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, rules.apiVersion(), endpointRaw(Setting.STATUS_PATH, endpoint, null),
                 rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil, annotation.asynchronous(),
-                messages);
+                messages, claimInTransaction);
+    }
+
+    private boolean claimInTransaction(String endpoint, ClaimMode annotated) {
+        Optional<String> specific = source.get(Setting.CLAIM.key(endpoint));
+        if (specific.isEmpty() && annotated != ClaimMode.CONFIGURED) {
+            return annotated == ClaimMode.IN_TRANSACTION;
+        }
+        String value = specific.orElseGet(() -> raw(Setting.CLAIM)).toLowerCase(Locale.ROOT);
+        return switch (value) {
+            case "own-transaction" -> false;
+            case "in-transaction" -> true;
+            default -> throw invalid(specific.isPresent() ? Setting.CLAIM.key(endpoint) : Setting.CLAIM.key(),
+                    value, "must be own-transaction or in-transaction");
+        };
     }
 
     private MessagePolicy messagePolicy(String endpoint) {

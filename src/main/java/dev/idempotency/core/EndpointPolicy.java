@@ -49,6 +49,8 @@ import java.util.Set;
  * @param asynchronous            whether the method runs as a task after a 202
  * @param messages                for an endpoint that consumes messages (a message listener): its scope sources,
  *                                fingerprinted properties and delivery attempts; empty for requests
+ * @param claimInTransaction      whether a new operation's claim is written in the business transaction (one
+ *                                commit; nothing visible while it runs) rather than committed on its own first
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -60,7 +62,7 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
                              Redaction redaction, boolean failOversize, Optional<FingerprintRules> previousRules,
                              Optional<Instant> previousRulesUntil, boolean asynchronous,
-                             Optional<MessagePolicy> messages) {
+                             Optional<MessagePolicy> messages, boolean claimInTransaction) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");
@@ -78,6 +80,10 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
         if (messages.isPresent() && (inFlight != InFlightPolicy.WAIT || asynchronous)) {
             throw new IllegalArgumentException("a message waits for an in-flight duplicate (WAIT) and runs where it is delivered");
         }
+        if (claimInTransaction && (asynchronous || inFlight == InFlightPolicy.ACCEPTED || messages.isPresent())) {
+            throw new IllegalArgumentException("a claim in the business transaction is never visible while it runs:"
+                    + " no 202, no asynchronous task, no message listener");
+        }
         if (retention.isNegative() || retention.isZero() || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("retention and lease must be positive");
         }
@@ -89,6 +95,15 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
         ignoredFields = Set.copyOf(ignoredFields);
         fieldDefaults = Map.copyOf(fieldDefaults);
         replayedHeaders = List.copyOf(replayedHeaders);
+    }
+
+    /**
+     * For a claim in the business transaction: how long a duplicate waits on the first's uncommitted claim, in
+     * whole seconds (what JDBC's query timeout takes), at least one.
+     */
+    public int claimWaitSeconds() {
+        long seconds = inFlightWait.toSeconds() + (inFlightWait.toNanosPart() > 0 ? 1 : 0);
+        return (int) Math.max(1, seconds);
     }
 
     /** The rules the endpoint's fingerprints are made under now. */

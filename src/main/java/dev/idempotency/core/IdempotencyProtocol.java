@@ -50,6 +50,7 @@ public final class IdempotencyProtocol {
     private final RandomGenerator random;
     private final ProtocolEvents events;
     private final Semaphore waiters;
+    private final ClaimsOnThisNode claimsInTransaction = new ClaimsOnThisNode();
 
     /**
      * @param random     source of owner tokens; must be a cryptographically strong generator in production
@@ -185,7 +186,13 @@ public final class IdempotencyProtocol {
         boolean finished;
         long started = System.nanoTime();
         try {
-            finished = store.finish(scopeKey, claim.ownerToken(), completion);
+            finished = claim.inTransaction()
+                    ? store.finishInTransaction(claimed(claim, now), completion, new QuotaCharge(false, 0,
+                            claim.newRecord(), claim.operation().policy().maxKeysPerEndpoint()))
+                    : store.finish(scopeKey, claim.ownerToken(), completion);
+        } catch (QuotaExceededException exceeded) {
+            // The key of a claim in the business transaction is charged here: the transaction must roll back.
+            throw limitReached(claim.operation(), exceeded.limit());
         } catch (StoreUnavailableException e) {
             throw unavailable(e);
         } finally {
@@ -201,9 +208,35 @@ public final class IdempotencyProtocol {
         return finished;
     }
 
-    /** {@link #finish} in a transaction of its own: for failures, whose business transaction rolled back. */
+    /**
+     * {@link #finish} in a transaction of its own: for failures, whose business transaction rolled back. A claim in
+     * the business transaction rolled back with it: its final failure is recorded as a finished record of its own
+     * (unless another request claimed the key meanwhile, or the failed attempt took over an existing record), and
+     * there is nothing to give back.
+     */
     public boolean finishAlone(Claim claim, RecordStatus status, Optional<StoredResponse> response) {
-        return transactions.requiresNew(() -> finish(claim, status, response, Optional.empty()));
+        if (!claim.inTransaction()) {
+            return transactions.requiresNew(() -> finish(claim, status, response, Optional.empty()));
+        }
+        if (status == RecordStatus.FAILED_RETRYABLE || !claim.newRecord()) {
+            return true;
+        }
+        Operation op = claim.operation();
+        EndpointPolicy policy = op.policy();
+        Instant now = clock.instant();
+        IdempotencyRecord failed = new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(),
+                policy.endpoint(), op.fingerprint().stored(), status, Optional.empty(), response, claim.ownerToken(),
+                Optional.empty(), claim.attempt(), now, now, now.plus(policy.retention()));
+        try {
+            transactions.requiresNew(() -> {
+                store.insert(failed, new QuotaCharge(false, 0, true, policy.maxKeysPerEndpoint()), op.aliasKeys());
+                return null;
+            });
+        } catch (DuplicateRecordException | QuotaExceededException notRecorded) {
+            return false;
+        }
+        events.publish(new IdempotencyEvent.Completed(policy.endpoint(), op.scopeKey(), status, claim.attempt()));
+        return true;
     }
 
     /**
@@ -212,7 +245,8 @@ public final class IdempotencyProtocol {
      * the lease. Fenced like every change.
      */
     public boolean release(Claim claim) {
-        return finishAlone(claim, RecordStatus.FAILED_RETRYABLE, Optional.empty());
+        // A claim in the business transaction goes back with its rollback.
+        return claim.inTransaction() || finishAlone(claim, RecordStatus.FAILED_RETRYABLE, Optional.empty());
     }
 
     /**
@@ -234,7 +268,8 @@ public final class IdempotencyProtocol {
 
     private Optional<IdempotencyRecord> settleOnce(Claim claim) {
         try {
-            if (release(claim)) {
+            // A claim in the business transaction exists if and only if that committed: a read tells.
+            if (!claim.inTransaction() && release(claim)) {
                 return Optional.empty();
             }
             Optional<IdempotencyRecord> now = transactions.requiresNew(() -> store.find(claim.operation().scopeKey()));
@@ -427,8 +462,98 @@ public final class IdempotencyProtocol {
         };
     }
 
+    /**
+     * After the business transaction of a claim in it ({@code ClaimMode.IN_TRANSACTION}) ended, committed or not: its
+     * duplicates on this node no longer wait on it.
+     */
+    public void claimEnded(Claim claim) {
+        if (claim.inTransaction()) {
+            claimsInTransaction.leave(claim.operation().scopeKey());
+        }
+    }
+
+    /** How many operations this node claims in business transactions now. */
+    int claimsInTransaction() {
+        return claimsInTransaction.size();
+    }
+
+    /**
+     * A claim written in the business transaction (insert or takeover): a concurrent duplicate waits on the
+     * first's uncommitted row, at most the endpoint's wait and only as one of the node's capped waiters; past either,
+     * it gets the in-flight answer. Held on this node until {@link #claimEnded}; given up at once if not made.
+     */
+    private Admission claimInTransaction(Operation op, int round, java.util.function.Supplier<Boolean> write,
+                                         java.util.function.Supplier<Admission> made) {
+        String key = op.scopeKey();
+        boolean duplicateHere = !claimsInTransaction.enter(key);
+        boolean waiting = false;
+        boolean claimed = false;
+        try {
+            if (duplicateHere && !(waiting = waiters.tryAcquire())) {
+                throw stillRunningInTransaction(op);
+            }
+            long started = System.nanoTime();
+            try {
+                claimed = write.get();
+            } catch (DuplicateRecordException duplicate) {
+                claimed = false;
+            } catch (StoreUnavailableException e) {
+                if (!e.isContention()) {
+                    throw e;
+                }
+                throw stillRunningInTransaction(op);
+            } finally {
+                if (waiting) {
+                    waiters.release();
+                }
+            }
+            events.timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), since(started));
+        } finally {
+            if (!claimed) {
+                claimsInTransaction.leave(key);
+            }
+        }
+        if (!claimed) {
+            // The first committed (or changed the record) while this one waited: its record decides.
+            return decide(op, reread(op), round + 1);
+        }
+        Admission admission;
+        try {
+            admission = made.get();
+        } catch (RuntimeException | Error e) {
+            claimsInTransaction.leave(key);
+            throw e;
+        }
+        if (!(admission instanceof Admission.Execute)) {
+            // Settled by asking the downstream, in the business transaction, which its caller commits: nothing runs.
+            claimsInTransaction.leave(key);
+        }
+        return admission;
+    }
+
+    // The first holds the record in a transaction that has not ended: no PROCESSING record to point at, no lease.
+    private IdempotencyException stillRunningInTransaction(Operation op) {
+        EndpointPolicy policy = op.policy();
+        events.publish(new IdempotencyEvent.InFlightRejected(policy.endpoint(), op.scopeKey(), policy.inFlight()));
+        Problem problem = Problem.of(ProblemType.REQUEST_IN_FLIGHT,
+                "a request with this idempotency key is still being processed; retry later")
+                .retryAfter(retryAfter(op, Optional.empty()));
+        return new IdempotencyException(policy.inFlight() == InFlightPolicy.TOO_EARLY ? problem.withStatus(425) : problem);
+    }
+
     /** A claim by INSERT; its unique key decides between concurrent claims, its charge the caller's limits. */
     private Admission claimNew(Operation op, int round) {
+        if (op.policy().claimInTransaction()) {
+            Instant now = clock.instant();
+            IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
+            return claimInTransaction(op, round, () -> {
+                store.insertInTransaction(fresh, op.aliasKeys(), op.policy().claimWaitSeconds());
+                return true;
+            }, () -> {
+                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
+                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1, true, true));
+            });
+        }
         Instant now = clock.instant();
         IdempotencyRecord fresh = processing(op, newToken(), 1, now, now);
         EndpointPolicy policy = op.policy();
@@ -511,6 +636,11 @@ public final class IdempotencyProtocol {
 
     private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round,
                                QuotaCharge charge) {
+        if (op.policy().claimInTransaction()) {
+            return claimInTransaction(op, round, () -> store.takeOverInTransaction(op.scopeKey(), existing.ownerToken(),
+                    existing.status(), next, op.policy().claimWaitSeconds()), () -> tookOver(op, existing,
+                    new Claim(op, next.ownerToken(), next.attempts(), true, false)));
+        }
         boolean won;
         long started = System.nanoTime();
         try {
@@ -526,10 +656,13 @@ public final class IdempotencyProtocol {
         if (!won) {
             return decide(op, reread(op), round + 1);
         }
+        return tookOver(op, existing, new Claim(op, next.ownerToken(), next.attempts()));
+    }
+
+    private Admission tookOver(Operation op, IdempotencyRecord existing, Claim claim) {
         events.publish(new IdempotencyEvent.TakenOver(op.policy().endpoint(), op.scopeKey(), existing.status(),
-                next.attempts()));
-        Claim claim = new Claim(op, next.ownerToken(), next.attempts());
-        boolean earlierAttemptMayHaveActed = next.attempts() > 1 && op.policy().externalSideEffects();
+                claim.attempt()));
+        boolean earlierAttemptMayHaveActed = claim.attempt() > 1 && op.policy().externalSideEffects();
         if (earlierAttemptMayHaveActed && op.resolver().isPresent()) {
             return resolveEarlierAttempt(claim, existing);
         }
@@ -541,6 +674,18 @@ public final class IdempotencyProtocol {
         Resolution resolution = ask(op.resolver().orElseThrow(),
                 new ResolutionRequest(Optional.of(op.scope()), previous, op::derive));
         if (resolution instanceof Resolution.Done done) {
+            if (claim.inTransaction()) {
+                // Recorded in the business transaction, which its caller commits (it holds our uncommitted claim, so
+                // a transaction of its own would wait on it).
+                if (!finish(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()), done.resourceId())) {
+                    return afterFenced(op);
+                }
+                Instant now = clock.instant();
+                return replay(op, new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(),
+                        op.policy().endpoint(), op.fingerprint().stored(), RecordStatus.SUCCEEDED, done.resourceId(),
+                        Optional.of(done.response()), claim.ownerToken(), Optional.empty(), claim.attempt(), now, now,
+                        now.plus(op.policy().retention())));
+            }
             if (!finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()))) {
                 return afterFenced(op);
             }
@@ -619,6 +764,11 @@ public final class IdempotencyProtocol {
             remaining = Duration.ofSeconds(1);
         }
         return remaining.compareTo(op.policy().retryAfterMax()) > 0 ? op.policy().retryAfterMax() : remaining;
+    }
+
+    // The record as a claim in the business transaction wrote it: what its finish is fenced and charged on.
+    private IdempotencyRecord claimed(Claim claim, Instant now) {
+        return processing(claim.operation(), claim.ownerToken(), claim.attempt(), now, now);
     }
 
     private IdempotencyRecord processing(Operation op, String token, int attempt, Instant createdAt, Instant now) {

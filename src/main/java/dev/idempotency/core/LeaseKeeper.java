@@ -57,7 +57,11 @@ public final class LeaseKeeper {
      */
     public Held hold(Claim claim, Execution execution) {
         Held h = new Held(claim, execution, clock.instant().plus(claim.operation().policy().lease()));
-        held.add(h);
+        // A claim in the business transaction is seen by nobody before that commits, and ends with it: nothing to
+        // renew (a renewal in a transaction of its own would not even find the uncommitted row, and call it lost).
+        if (!claim.inTransaction()) {
+            held.add(h);
+        }
         return h;
     }
 

@@ -14,13 +14,17 @@ import java.util.Set;
  */
 public enum Dialect {
     H2("db/h2.sql", "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)",
-            Set.of("23505"), Set.of(), Set.of("40001", "90131", "HYT00"), Set.of(50200, 90131)),
+            Set.of("23505"), Set.of(), Set.of("40001", "90131", "HYT00"), Set.of(50200, 90131),
+            Set.of("HYT00", "57014"), Set.of(50200, 57014)),
     POSTGRESQL("db/postgresql.sql", "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP)",
-            Set.of("23505"), Set.of(), Set.of("40001", "40P01", "55P03"), Set.of()),
+            Set.of("23505"), Set.of(), Set.of("40001", "40P01", "55P03"), Set.of(),
+            Set.of("57014", "55P03"), Set.of()),
     // MariaDB and MySQL answer a duplicate key with SQLState 23000 (shared with other integrity errors):
     // the vendor code 1062 tells it apart. 1213 deadlock, 1205 lock wait timeout, 1020 record changed
     // (innodb_snapshot_isolation=ON).
-    MARIADB("db/mariadb.sql", "SELECT UTC_TIMESTAMP(6)", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020));
+    // A wait ended by the query timeout: 1969 max_statement_time (how MariaDB Connector/J times out), 3024 MySQL's.
+    MARIADB("db/mariadb.sql", "SELECT UTC_TIMESTAMP(6)", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020),
+            Set.of("70100"), Set.of(1205, 1969, 3024));
 
     /** How an {@link SQLException} counts for the protocol. */
     public enum Failure {
@@ -40,15 +44,20 @@ public enum Dialect {
     private final Set<Integer> duplicateCodes;
     private final Set<String> contentionStates;
     private final Set<Integer> contentionCodes;
+    private final Set<String> waitEndedStates;
+    private final Set<Integer> waitEndedCodes;
 
     Dialect(String script, String utcNowQuery, Set<String> duplicateStates, Set<Integer> duplicateCodes,
-            Set<String> contentionStates, Set<Integer> contentionCodes) {
+            Set<String> contentionStates, Set<Integer> contentionCodes, Set<String> waitEndedStates,
+            Set<Integer> waitEndedCodes) {
         this.script = script;
         this.utcNowQuery = utcNowQuery;
         this.duplicateStates = duplicateStates;
         this.duplicateCodes = duplicateCodes;
         this.contentionStates = contentionStates;
         this.contentionCodes = contentionCodes;
+        this.waitEndedStates = waitEndedStates;
+        this.waitEndedCodes = waitEndedCodes;
     }
 
     /** The class-path resource of the DDL script ({@code db/postgresql.sql}), written for the default table name. */
@@ -96,6 +105,20 @@ public enum Dialect {
             }
         }
         return Failure.UNAVAILABLE;
+    }
+
+    /**
+     * Whether a statement given a query timeout (or the database's lock timeout) was ended while it waited for a
+     * lock: for a claim in the business transaction, a concurrent claim that has not ended yet.
+     */
+    public boolean waitEnded(SQLException error) {
+        for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
+            if (e instanceof SQLException sql && (waitEndedStates.contains(String.valueOf(sql.getSQLState()))
+                    || waitEndedCodes.contains(sql.getErrorCode()) || e instanceof java.sql.SQLTimeoutException)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Failure classifyOne(SQLException e) {

@@ -127,9 +127,23 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public void insert(IdempotencyRecord record, QuotaCharge charge, List<String> aliasKeys) {
+        insert(record, charge, aliasKeys, 0);
+    }
+
+    @Override
+    public void insertInTransaction(IdempotencyRecord record, List<String> aliasKeys, int waitSeconds) {
+        waitingAtMost(() -> {
+            insert(record, QuotaCharge.NONE, aliasKeys, positive(waitSeconds));
+            return null;
+        });
+    }
+
+    // waitSeconds: the statement's query timeout, which ends its wait for a concurrent claim's row lock; 0: none.
+    private void insert(IdempotencyRecord record, QuotaCharge charge, List<String> aliasKeys, int waitSeconds) {
         run(c -> {
             if (dialect == Dialect.POSTGRESQL) {
                 try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
+                    ps.setQueryTimeout(waitSeconds);
                     int i = setRecord(ps, 1, record);
                     i = setCharge(ps, i, charge);
                     int[] counts = counts(ps, 3);
@@ -140,6 +154,7 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             } else {
                 try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
+                    ps.setQueryTimeout(waitSeconds);
                     setRecord(ps, 1, record);
                     ps.executeUpdate();
                 }
@@ -209,9 +224,22 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
                             IdempotencyRecord replacement, QuotaCharge charge) {
+        return takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement, charge, 0);
+    }
+
+    @Override
+    public boolean takeOverInTransaction(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
+                                         IdempotencyRecord replacement, int waitSeconds) {
+        return waitingAtMost(() -> takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement,
+                QuotaCharge.NONE, positive(waitSeconds)));
+    }
+
+    private boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
+                             IdempotencyRecord replacement, QuotaCharge charge, int waitSeconds) {
         return run(c -> {
             boolean onePostgres = dialect == Dialect.POSTGRESQL;
             try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.takeOverInOneStatement : sql.takeOver)) {
+                ps.setQueryTimeout(waitSeconds);
                 int i = 1;
                 ps.setString(i++, replacement.requestHash());
                 ps.setString(i++, replacement.ownerToken());
@@ -263,6 +291,39 @@ public final class JdbcRecordStore implements RecordStore {
                 giveBackInFlight(c, scopeKey);
             }
             return finished;
+        });
+    }
+
+    @Override
+    public boolean finishInTransaction(IdempotencyRecord claimed, Completion completion, QuotaCharge charge) {
+        if (charge.inFlight()) {
+            throw new IllegalArgumentException("a claim in the business transaction takes no in-flight unit");
+        }
+        return run(c -> {
+            boolean onePostgres = dialect == Dialect.POSTGRESQL;
+            try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.finishChargedInOneStatement : sql.finish)) {
+                int i = 1;
+                ps.setString(i++, completion.status().name());
+                i = setOutcome(ps, i, completion.resourceId(), completion.response());
+                setInstant(ps, i++, completion.updatedAt());
+                setInstant(ps, i++, completion.expiresAt());
+                setInstant(ps, i++, completion.expiresAt());
+                ps.setString(i++, claimed.scopeKey());
+                ps.setString(i++, claimed.ownerToken());
+                if (onePostgres) {
+                    setCharge(ps, i, charge);
+                    int[] counts = counts(ps, 3);
+                    if (counts[0] == 1) {
+                        refuseOverLimit(charge, true, counts[2] == 1);
+                    }
+                    return counts[0] == 1;
+                }
+                if (ps.executeUpdate() != 1) {
+                    return false;
+                }
+            }
+            charge(c, claimed, charge);
+            return true;
         });
     }
 
@@ -682,11 +743,32 @@ public final class JdbcRecordStore implements RecordStore {
         return value == null ? null : value.toInstant(ZoneOffset.UTC);
     }
 
+    private static int positive(int waitSeconds) {
+        if (waitSeconds < 1) {
+            throw new IllegalArgumentException("a claim in the business transaction waits at least one second");
+        }
+        return waitSeconds;
+    }
+
     private <T> T run(SqlWork<T> work) {
         try (Connection c = dataSource.getConnection()) {
             return work.apply(c);
         } catch (SQLException e) {
             throw translate(e);
+        }
+    }
+
+    // The query timeout of a claim in the business transaction, or the database's lock timeout, ended its wait:
+    // another transaction holds the row. Elsewhere a cancelled statement stays what it was (unavailable).
+    private <T> T waitingAtMost(java.util.function.Supplier<T> claim) {
+        try {
+            return claim.get();
+        } catch (StoreUnavailableException e) {
+            if (e.getCause() instanceof SQLException sql && dialect.waitEnded(sql)) {
+                throw new StoreUnavailableException("IDEM-S009 the wait for a concurrent claim of the record ran out"
+                        + " (SQLState " + sql.getSQLState() + ", code " + sql.getErrorCode() + ")", sql, true);
+            }
+            throw e;
         }
     }
 

@@ -62,6 +62,8 @@ final class RecordSql {
     final String claimInOneStatement;
     final String takeOverInOneStatement;
     final String finishInOneStatement;
+    /** PostgreSQL only: the finish of a claim in the business transaction, with its key charge and no give-back. */
+    final String finishChargedInOneStatement;
 
     RecordSql(String table, Dialect dialect) {
         String quota = table + "_quota";
@@ -145,6 +147,7 @@ final class RecordSql {
         claimInOneStatement = withCharges("claimed", "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES
                 + ") ON CONFLICT (scope_key) DO NOTHING", quota, chargeInFlight, chargeKey);
         takeOverInOneStatement = withCharges("taken", takeOverSet, quota, chargeInFlight, chargeKey);
+        finishChargedInOneStatement = withCharges("finished", finishSet, quota, chargeInFlight, chargeKey);
         // Parameters: the finish's, then the stripe.
         finishInOneStatement = "WITH finished AS (" + finishSet + " RETURNING tenant, principal),"
                 + " freed AS (INSERT INTO " + released + " (tenant, principal, stripe, released)"

@@ -14,6 +14,8 @@ package dev.idempotency.spi;
 public record QuotaCharge(boolean inFlight, int maxInFlight, boolean key, int maxKeys) {
     /** A new record's charge without limits: it is counted, never refused. */
     public static final QuotaCharge UNLIMITED = new QuotaCharge(true, 0, true, 0);
+    /** No charge: a claim in the business transaction, whose key is charged when it finishes. */
+    public static final QuotaCharge NONE = new QuotaCharge(false, 0, false, 0);
 
     public QuotaCharge {
         if (maxInFlight < 0 || maxKeys < 0) {

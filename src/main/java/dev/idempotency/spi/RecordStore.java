@@ -41,6 +41,45 @@ public interface RecordStore {
         insert(record, QuotaCharge.UNLIMITED);
     }
 
+    /**
+     * For a claim in the business transaction ({@code ClaimMode.IN_TRANSACTION}): inserts the PROCESSING record in
+     * the caller's transaction, charged to nothing yet ({@link #finishInTransaction} charges the key, so that the
+     * caller's counter rows are not locked while the method runs). A claim of the same key that has not ended yet
+     * makes it wait, at most {@code waitSeconds}: if that one commits, this throws {@link DuplicateRecordException};
+     * if it rolls back, this insert goes through.
+     *
+     * @throws DuplicateRecordException  when a record with the same scope key, or one of the alias keys, exists
+     * @throws StoreUnavailableException with {@link StoreUnavailableException#isContention()} when the wait ran out;
+     *                                   the transaction may no longer be usable and must roll back
+     * @throws UnsupportedOperationException when this store cannot claim in the business transaction
+     */
+    default void insertInTransaction(IdempotencyRecord record, List<String> aliasKeys, int waitSeconds) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not claim in the business transaction");
+    }
+
+    /**
+     * {@link #takeOver} for a claim in the business transaction: charged to nothing, and waiting at most
+     * {@code waitSeconds} for a concurrent claim of the record to end.
+     *
+     * @throws StoreUnavailableException with {@link StoreUnavailableException#isContention()} when the wait ran out
+     */
+    default boolean takeOverInTransaction(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
+                                          IdempotencyRecord replacement, int waitSeconds) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not claim in the business transaction");
+    }
+
+    /**
+     * Ends an execution whose claim was written in this same transaction: the update fenced as {@link #finish}'s,
+     * with the caller's charge of a new record's key ({@code charge.key()}); no in-flight unit was taken, so none is
+     * given back.
+     *
+     * @param claimed the record as the claim wrote it (scope key, owner token, caller and endpoint)
+     * @throws QuotaExceededException when the charge would pass the limit (the transaction must roll back)
+     */
+    default boolean finishInTransaction(IdempotencyRecord claimed, Completion completion, QuotaCharge charge) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not claim in the business transaction");
+    }
+
     /** The record with that scope key, expired or not. */
     Optional<IdempotencyRecord> find(String scopeKey);
 

@@ -88,7 +88,8 @@ class RequestPreparationTest {
                 p.mismatchStatus(), p.ignoredFields(), p.fieldDefaults(), p.maxInFlightPerPrincipal(),
                 p.maxKeysPerEndpoint(), p.maxResponseBytes(), p.replayedHeaders(), p.retryAfterMax(), p.apiVersion(),
                 p.statusPath(), p.queryInFingerprint(), p.redaction(), p.failOversize(), p.previousRules(),
-                p.previousRulesUntil(), p.asynchronous(), p.messages());
+                p.previousRulesUntil(), p.asynchronous(), p.messages(),
+                p.claimInTransaction());
     }
 
     private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body) {

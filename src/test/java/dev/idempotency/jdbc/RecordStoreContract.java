@@ -453,6 +453,198 @@ abstract class RecordStoreContract {
         assertThat(db.rows("")).isEqualTo(1);
     }
 
+    // ClaimMode.IN_TRANSACTION: the claim's INSERT is in the business transaction; a duplicate's INSERT waits on it.
+    private static dev.idempotency.core.EndpointPolicy inTransaction(int waitSeconds) {
+        return PolicyBuilder.defaults().with(p -> {
+            p.claimInTransaction = true;
+            p.inFlightWait = Duration.ofSeconds(waitSeconds);
+        }).build();
+    }
+
+    private static final StoredResponse FIRST = new StoredResponse(201, Map.of("Location", List.of("/payments/1")),
+            "{\"id\":1}".getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
+
+    /** A request's claim in a business transaction of its own, begun here, on the calling thread. */
+    private dev.idempotency.jta.JtaTransactions.BusinessTransaction begin() {
+        dev.idempotency.jta.JtaTransactions.BusinessTransaction tx = db.transactions.joinOrBegin();
+        assertThat(tx.owned()).isTrue();
+        return tx;
+    }
+
+    @Test
+    void aDuplicateOfAClaimInTheBusinessTransactionWaitsBoundedThenReplaysWhatCommitted() throws Exception {
+        IdempotencyProtocol protocol = db.protocol();
+        Operation op = StoreFixture.operation("in-tx", inTransaction(1));
+        ExecutorService first = Executors.newSingleThreadExecutor();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        try {
+            Future<Boolean> firstRun = first.submit(() -> {
+                var tx = begin();
+                Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
+                assertThat(claim.inTransaction()).isTrue();
+                boolean finished = protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
+                claimed.countDown();
+                awaitQuietly(commit);
+                tx.commit();
+                protocol.claimEnded(claim);
+                return finished;
+            });
+            claimed.await();
+            assertThat(db.rows("")).as("nothing is visible before the business commit").isZero();
+            // The duplicate's INSERT waits on the first's uncommitted row, then its wait (1 s) runs out: in flight.
+            var tx = begin();
+            assertThatThrownBy(() -> protocol.admit(op)).isInstanceOfSatisfying(IdempotencyException.class,
+                    e -> assertThat(e.problem().type()).isEqualTo(ProblemType.REQUEST_IN_FLIGHT));
+            tx.abandonQuietly();
+            commit.countDown();
+            assertThat(firstRun.get()).isTrue();
+        } finally {
+            commit.countDown();
+            first.shutdownNow();
+        }
+        // Once it committed, the one commit made the record SUCCEEDED; the next retry replays it.
+        var tx = begin();
+        Admission replay = protocol.admit(op);
+        tx.commit();
+        assertThat(replay).isInstanceOfSatisfying(Admission.Replay.class,
+                r -> assertThat(r.record().response().orElseThrow().body()).isEqualTo(FIRST.body()));
+        assertThat(db.rows("status = 'SUCCEEDED'")).isEqualTo(1);
+    }
+
+    @Test
+    void aDuplicateWaitingOnAClaimInTheBusinessTransactionReplaysOnceItCommitsOrRunsOnceItRollsBack() throws Exception {
+        for (boolean commits : new boolean[] {true, false}) {
+            CountingDataSource watched = new CountingDataSource(db.database.dataSource());
+            IdempotencyProtocol protocol = new IdempotencyProtocol(JdbcRecordStore.forDataSource(watched, db.table),
+                    db.transactions, java.time.Clock.systemUTC(), new java.security.SecureRandom(), e -> { }, 4);
+            Operation op = StoreFixture.operation("wait-" + commits, inTransaction(20));
+            CountDownLatch duplicateClaims = new CountDownLatch(1);
+            CountDownLatch firstClaimed = new CountDownLatch(1);
+            CountDownLatch firstEnds = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<?> first = pool.submit(() -> {
+                    var tx = begin();
+                    Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
+                    assertThat(protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty()))
+                            .isTrue();
+                    firstClaimed.countDown();
+                    awaitQuietly(firstEnds);
+                    if (commits) {
+                        tx.commit();
+                    } else {
+                        tx.abandon();
+                    }
+                    protocol.claimEnded(claim);
+                    return null;
+                });
+                assertThat(firstClaimed.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                watched.beforePrepare = sql -> {
+                    if (sql.startsWith("INSERT INTO " + db.table + " ") || sql.startsWith("WITH claimed")) {
+                        duplicateClaims.countDown();
+                    }
+                };
+                Future<Admission> duplicate = pool.submit(() -> {
+                    var tx = begin();
+                    Admission admitted = protocol.admit(op);
+                    if (admitted instanceof Admission.Execute run) {
+                        protocol.finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+                    }
+                    tx.commit();
+                    return admitted;
+                });
+                assertThat(duplicateClaims.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                // The first ends now, whatever the duplicate has reached (waiting on the row, or about to).
+                firstEnds.countDown();
+                first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                Admission second = duplicate.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(second).as(commits ? "the first committed: replayed" : "the first rolled back: it runs")
+                        .isInstanceOf(commits ? Admission.Replay.class : Admission.Execute.class);
+                assertThat(db.rows("scope_key = ? AND status = 'SUCCEEDED'", op.scopeKey())).isEqualTo(1);
+            } finally {
+                firstEnds.countDown();
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void sixtyFourConcurrentRequestsClaimingInTheBusinessTransactionOnTwoNodesExecuteOnce() throws Exception {
+        IdempotencyProtocol[] nodes = {db.protocol(), db.protocol()};
+        Operation op = StoreFixture.operation("race-in-tx", inTransaction(5));
+        int threads = 64;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger executed = new AtomicInteger();
+        Map<String, Integer> answers = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Future<?>> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < threads; i++) {
+                IdempotencyProtocol node = nodes[i % 2];
+                all.add(pool.submit(() -> {
+                    start.await();
+                    var tx = db.transactions.joinOrBegin();
+                    try {
+                        Admission admitted = node.admit(op);
+                        if (admitted instanceof Admission.Execute run) {
+                            executed.incrementAndGet();
+                            assertThat(node.finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST),
+                                    Optional.empty())).isTrue();
+                            tx.commit();
+                            node.claimEnded(run.claim());
+                        } else {
+                            tx.commit();
+                        }
+                        answers.merge(admitted.getClass().getSimpleName(), 1, Integer::sum);
+                    } catch (IdempotencyException e) {
+                        tx.abandonQuietly();
+                        answers.merge(e.problem().type().name(), 1, Integer::sum);
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : all) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println(database() + ": 64 concurrent requests of one key, claimed in the business transaction on two"
+                + " nodes: " + answers);
+        assertThat(executed.get()).isEqualTo(1);
+        assertThat(answers.keySet()).isSubsetOf("Execute", "Replay", ProblemType.REQUEST_IN_FLIGHT.name());
+        assertThat(db.rows("")).isEqualTo(1);
+        assertThat(db.rows("status = 'SUCCEEDED'")).isEqualTo(1);
+    }
+
+    @Test
+    void theKeyOfAClaimInTheBusinessTransactionIsChargedByItsFinishAndRefusedThereAtTheLimit() {
+        IdempotencyProtocol protocol = db.protocol();
+        dev.idempotency.core.EndpointPolicy oneKey = PolicyBuilder.defaults().with(p -> {
+            p.claimInTransaction = true;
+            p.maxKeys = 1;
+        }).build();
+        for (String key : List.of("limited-1", "limited-2")) {
+            var tx = begin();
+            Claim claim = ((Admission.Execute) protocol.admit(StoreFixture.operation(key, oneKey))).claim();
+            if (key.endsWith("1")) {
+                assertThat(protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty())).isTrue();
+                tx.commit();
+            } else {
+                assertThatThrownBy(() -> protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST),
+                        Optional.empty())).isInstanceOfSatisfying(IdempotencyException.class,
+                        e -> assertThat(e.problem().type()).isEqualTo(ProblemType.TOO_MANY_KEYS));
+                tx.abandon();
+            }
+            protocol.claimEnded(claim);
+        }
+        assertThat(db.rows("")).isEqualTo(1);
+        assertThat(db.database.count("SELECT COUNT(*) FROM " + db.table + "_quota WHERE endpoint = '' AND used > 0"))
+                .as("no in-flight unit is taken by a claim in the business transaction").isZero();
+    }
+
     @Test
     void sixtyFourConcurrentNewOperationsOfOneCallerNeverPassTheInFlightLimit() throws Exception {
         assertRaceOfOneCallerStaysWithin(PolicyBuilder.defaults().with(p -> p.maxInFlight = 5),
