@@ -46,6 +46,27 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aClaimInTheBusinessTransactionWhereNothingMayBeVisibleUntilItCommitsIsRefused() {
+        assertDeploymentFails(Misuses.InTransactionAsynchronous.class, "IDEM-D019", "asynchronous = true");
+        assertDeploymentFails(Misuses.InTransactionAccepted.class, "IDEM-D019", "in-flight = accepted");
+        assertDeploymentFails(Misuses.InTransactionListener.class, "IDEM-D019", "a message listener");
+        set("idempotency.endpoints.valid.create.claim", "in the same transaction");
+        assertDeploymentFails(Misuses.Valid.class, "IDEM-C001", "must be own-transaction or in-transaction");
+    }
+
+    @Test
+    void aGlobalClaimInTheBusinessTransactionAppliesWhereItCanAndLeavesTheOthersTheirOwn() {
+        set("idempotency.claim", "in-transaction");
+        set("idempotency.in-flight", "accepted");
+        set("idempotency.endpoints.valid.create.in-flight", "conflict");
+        try (WeldContainer container = weld(Misuses.Valid.class).addBeanClasses(Misuses.ValidListener.class).initialize()) {
+            IdempotencyRuntime runtime = container.select(IdempotencyRuntime.class).get();
+            assertThat(runtime.policy("valid.create").claimInTransaction()).isTrue();
+            assertThat(runtime.policy("commands.valid").claimInTransaction()).isFalse();
+        }
+    }
+
+    @Test
     void aMessageListenerIsFoundAsOneThatConsumesMessages() {
         try (WeldContainer container = weld(Misuses.ValidListener.class).initialize()) {
             IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();

@@ -307,4 +307,34 @@ final class Misuses {
         public void onMessage(jakarta.jms.Message message) {
         }
     }
+
+    @ApplicationScoped
+    @Path("it")
+    public static class InTransactionAsynchronous {
+        @POST
+        @Idempotent(endpoint = "in-tx.async", claim = dev.idempotency.ClaimMode.IN_TRANSACTION, asynchronous = true)
+        public String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    @Path("ia")
+    public static class InTransactionAccepted {
+        @POST
+        @Idempotent(endpoint = "in-tx.accepted", claim = dev.idempotency.ClaimMode.IN_TRANSACTION,
+                inFlight = dev.idempotency.InFlightPolicy.ACCEPTED)
+        public String create() {
+            return "";
+        }
+    }
+
+    @ApplicationScoped
+    public static class InTransactionListener implements jakarta.jms.MessageListener {
+        @Override
+        @Idempotent(endpoint = "in-tx.listener", keySource = dev.idempotency.KeySource.BODY_FIELD, keyName = "reference",
+                claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
+        public void onMessage(jakarta.jms.Message message) {
+        }
+    }
 }

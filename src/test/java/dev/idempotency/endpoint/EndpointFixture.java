@@ -44,6 +44,7 @@ final class EndpointFixture {
         System.setProperty("idempotency.encryption.active-key", "k1");
         System.setProperty("idempotency.endpoints.payments.create.max-in-flight-per-principal", "3");
         System.setProperty("idempotency.endpoints.payments.waiting.in-flight-wait", "PT3S");
+        System.setProperty("idempotency.endpoints.payments.in-transaction.in-flight-wait", "PT1S");
         System.setProperty("idempotency.endpoints.payments.versioned.api-version", "header:Api-Version");
         System.setProperty("idempotency.endpoints.payments.large.max-response-bytes", "4096");
         System.setProperty("idempotency.endpoints.payments.large.oversize-response", "fail");

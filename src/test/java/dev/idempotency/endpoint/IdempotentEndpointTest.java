@@ -318,6 +318,98 @@ class IdempotentEndpointTest {
         }
     }
 
+    // ClaimMode.IN_TRANSACTION: while the method runs nobody sees a record (the claim is in the business
+    // transaction); once it commits, the record is SUCCEEDED and the retry replays the first bytes.
+    @Test
+    void aClaimInTheBusinessTransactionIsInvisibleWhileItRunsAndCommitsWithThePayment() throws Exception {
+        for (String path : java.util.List.of("payments/in-transaction", "payments/in-transaction-joined")) {
+            String key = newKey();
+            String order = "IT-" + path.length();
+            java.util.concurrent.atomic.AtomicLong recordsSeenWhileRunning = new java.util.concurrent.atomic.AtomicLong(-1);
+            long recordsBefore = h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE);
+            // On a connection of its own, outside the request's transaction: what another node would see.
+            PaymentResource.duringExecution = k -> {
+                try (java.sql.Connection other = h2.raw(); java.sql.ResultSet rs = other.createStatement()
+                        .executeQuery("SELECT COUNT(*) FROM " + TestStore.TABLE)) {
+                    rs.next();
+                    recordsSeenWhileRunning.set(rs.getLong(1));
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            Http.Reply first = http.post(path, payment(order)).key(key).send();
+            assertThat(first.status()).as(path + ": " + first.text()).isEqualTo(201);
+            assertThat(recordsSeenWhileRunning.get()).as(path + ": records another connection saw while it ran")
+                    .isEqualTo(recordsBefore);
+            assertThat(record(key, "status")).as(path).isEqualTo("SUCCEEDED");
+            Http.Reply retry = http.post(path, payment(order)).key(key).send();
+            assertThat(retry.status()).as(path).isEqualTo(201);
+            assertThat(retry.header("Idempotent-Replayed")).as(path).isEqualTo("true");
+            assertThat(retry.body()).as(path).isEqualTo(first.body());
+            assertThat(payments(order)).as(path).isEqualTo(1);
+            assertProblem(http.post(path, payment(order + "-other")).key(key).send(), 422, "fingerprint-mismatch");
+        }
+    }
+
+    @Test
+    void aDuplicateOfAClaimInTheBusinessTransactionWaitsItsBoundThenGets409AndTheRetryReplays() throws Exception {
+        String key = newKey();
+        HeldExecution held = new HeldExecution(key);
+        CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
+                http.post("payments/in-transaction", payment("IT-W")).key(key).send());
+        held.awaitRunning();
+        // Its INSERT waits on the first's uncommitted row for in-flight-wait (PT1S here), then it is told to come back.
+        Http.Reply duplicate = http.post("payments/in-transaction", payment("IT-W")).key(key).send();
+        assertProblem(duplicate, 409, "request-in-flight");
+        assertThat(duplicate.header("Retry-After")).isNotNull();
+        held.release();
+        assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
+        Http.Reply retry = http.post("payments/in-transaction", payment("IT-W")).key(key).send();
+        assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(payments("IT-W")).isEqualTo(1);
+    }
+
+    // A rollback takes the claim with it: nothing to give back, the retry runs at once. A final failure is kept as
+    // a record of its own (the business transaction rolled back), and replayed.
+    @Test
+    void aClaimInTheBusinessTransactionGoesBackWithARollbackAndAFinalFailureIsStillReplayed() throws Exception {
+        String key = newKey();
+        Http.Reply rolledBack = http.post("payments/in-transaction", payment("IT-R")).key(key)
+                .header("X-Fail", "rollback-only").send();
+        assertProblem(rolledBack, 500, "rolled-back");
+        assertThat(recordOrNull(key)).as("the claim rolled back with the payment").isNull();
+        assertThat(payments("IT-R")).isZero();
+        Http.Reply retry = http.post("payments/in-transaction", payment("IT-R")).key(key).send();
+        assertThat(retry.status()).isEqualTo(201);
+        assertThat(retry.header("Idempotent-Replayed")).isNull();
+        assertThat(payments("IT-R")).isEqualTo(1);
+
+        String failing = newKey();
+        Http.Reply failed = http.post("payments/in-transaction", payment("IT-F")).key(failing)
+                .header("X-Fail", "transient").send();
+        assertThat(failed.status()).as(failed.text()).isGreaterThanOrEqualTo(400).isLessThan(600);
+        assertThat(payments("IT-F")).isZero();
+        assertThat(record(failing, "status")).isEqualTo("FAILED_FINAL");
+        Http.Reply replayed = http.post("payments/in-transaction", payment("IT-F")).key(failing).send();
+        assertThat(replayed.status()).isEqualTo(failed.status());
+        assertThat(replayed.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(payments("IT-F")).isZero();
+    }
+
+    @Test
+    void aCommitOfAClaimInTheBusinessTransactionReportedUnknownIsSettledByReadingTheRecord() {
+        String key = newKey();
+        // The owned commit throws a heuristic hazard although it committed: the record exists under the claim's
+        // token, so the first response goes out, and the retry replays it.
+        Http.Reply first = http.post("payments/in-transaction", payment("IT-U")).key(key)
+                .header("X-Fail", "commit-unknown").send();
+        assertThat(first.status()).as(first.text()).isEqualTo(201);
+        assertThat(record(key, "status")).isEqualTo("SUCCEEDED");
+        Http.Reply retry = http.post("payments/in-transaction", payment("IT-U")).key(key).send();
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(payments("IT-U")).isEqualTo(1);
+    }
+
     @Test
     void aJoinedCommitReportedUnknownButDoneAnswersTheFirstResponseAndNeverRunsAgain() {
         String key = newKey();
@@ -665,7 +757,8 @@ class IdempotentEndpointTest {
         for (String endpoint : java.util.List.of("payments.create", "payments.joined", "payments.sealed",
                 "payments.minimal", "payments.waiting", "payments.accepted", "payments.classified",
                 "payments.versioned", "payments.large", "payments.downstream", "payments.declined",
-                "payments.expired", "payments.flagged", "payments.redacted", "payments.large-kept")) {
+                "payments.expired", "payments.flagged", "payments.redacted", "payments.large-kept",
+                "payments.in-transaction", "payments.in-transaction-joined")) {
             String scopeKey = SCOPE_DIGEST.of(new dev.idempotency.Scope("", "alice", endpoint, key));
             var rows = h2.query("SELECT " + column + " AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
             if (!rows.isEmpty()) {

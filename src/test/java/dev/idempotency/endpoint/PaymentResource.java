@@ -54,6 +54,25 @@ public class PaymentResource {
         return pay(request, uri, fail, null);
     }
 
+    /** ClaimMode.IN_TRANSACTION in the library's own business transaction: one commit for claim, payment and outcome. */
+    @POST
+    @Path("in-transaction")
+    @Idempotent(endpoint = "payments.in-transaction", claim = dev.idempotency.ClaimMode.IN_TRANSACTION,
+            finalOn = AcquirerUnavailable.class)
+    public Response createInTransaction(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Fail") String fail) {
+        return pay(request, uri, fail, null);
+    }
+
+    /** ClaimMode.IN_TRANSACTION in the application's @Transactional. */
+    @POST
+    @Path("in-transaction-joined")
+    @Transactional
+    @Idempotent(endpoint = "payments.in-transaction-joined", claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
+    public Response createInTransactionJoined(PaymentRequest request, @Context UriInfo uri,
+                                              @HeaderParam("X-Fail") String fail) {
+        return pay(request, uri, fail, null);
+    }
+
     /** Keeps the declined attempt: the decline does not roll the transaction back. */
     @POST
     @Path("declined")
