@@ -1,5 +1,6 @@
 package dev.idempotency.bench;
 
+import dev.idempotency.ClaimMode;
 import dev.idempotency.Idempotent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -14,7 +15,8 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
 
 /**
- * {@code POST /idempotent}: the same insert under {@code @Idempotent} with the shipped defaults. No
+ * {@code POST /idempotent}: the same insert under {@code @Idempotent} with the shipped defaults; {@code POST
+ * /idempotent/in-transaction} with the claim in the business transaction ({@link ClaimMode#IN_TRANSACTION}). No
  * {@code @Transactional}: the library begins the business transaction itself.
  */
 @Path("idempotent")
@@ -28,6 +30,15 @@ public class IdempotentResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Idempotent(endpoint = "bench.create")
     public Response create(ItemRequest request, @Context UriInfo uri, @Context SecurityContext security) {
+        return Items.created(uri, items.create(request, Items.owner(security)));
+    }
+
+    @POST
+    @Path("in-transaction")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Idempotent(endpoint = "bench.in-transaction", claim = ClaimMode.IN_TRANSACTION)
+    public Response createInTransaction(ItemRequest request, @Context UriInfo uri, @Context SecurityContext security) {
         return Items.created(uri, items.create(request, Items.owner(security)));
     }
 }
