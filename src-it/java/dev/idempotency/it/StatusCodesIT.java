@@ -54,6 +54,7 @@ class StatusCodesIT {
             "idempotency.endpoints.statuses.keys.max-keys-per-endpoint=2",
             "idempotency.endpoints.statuses.large.max-response-bytes=1024",
             "idempotency.endpoints.statuses.large.oversize-response=fail",
+            "idempotency.endpoints.statuses.in-transaction.in-flight-wait=PT1S",
             // LedgerApi's derived key: its purpose and header by configuration (configKey "ledger").
             "idempotency.client.ledger.purpose=ledger.post",
             "idempotency.client.ledger.header=Ledger-Key", "");
@@ -162,6 +163,31 @@ class StatusCodesIT {
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
         release(key);
         assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
+        assertThat(executions(key)).isEqualTo(1);
+    }
+
+    // ClaimMode.IN_TRANSACTION on the server's own transaction manager and datasource: nothing is visible while the
+    // first runs (the administrator lists no record), a duplicate waits on its uncommitted row for in-flight-wait
+    // (PT1S) and gets 409; the first commits claim and outcome at once, and the retry replays it.
+    @Test
+    void aClaimInTheBusinessTransactionIsInvisibleWhileItRunsADuplicateWaitsThen409AndTheRetryReplays() throws Exception {
+        String admin = "admin/idempotency/endpoints/statuses.in-transaction/records";
+        String key = key();
+        CompletableFuture<Api.Reply> first = heldFirst("statuses/in-transaction", key);
+        Api.Reply duplicate = api.post("statuses/in-transaction", "{}").key(key).send();
+        assertProblem(duplicate, 409, "request-in-flight");
+        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
+        Api.Reply listed = api.get(admin + "?state=PROCESSING").as("operator").send();
+        assertThat(listed.status()).as(listed.text()).isEqualTo(200);
+        assertThat(listed.json().path("records").size()).as("no PROCESSING record is ever visible: " + listed.text())
+                .isZero();
+        release(key);
+        Api.Reply original = first.get(30, TimeUnit.SECONDS);
+        assertThat(original.status()).as(original.text()).isEqualTo(201);
+        Api.Reply replay = api.post("statuses/in-transaction", "{}").key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.body()).isEqualTo(original.body());
         assertThat(executions(key)).isEqualTo(1);
     }
 

@@ -87,6 +87,46 @@ class FaultScenariosIT {
         }
     }
 
+    // ClaimMode.IN_TRANSACTION: the claim dies with the transaction, so there is no lease to wait out: the first
+    // retry after the crash runs the operation (once), on either node.
+    @Test
+    void crashInsideABusinessTransactionThatHoldsTheClaim() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys, null, Operations.ONE_COMMIT_PAYMENTS);
+        long start = System.nanoTime();
+        List<CompletableFuture<LoadClient.Answer>> inFlight = client.holdInTransaction(a.base(), ops, 4000);
+        LoadClient.sleep(1500);
+        a.crash();
+        try {
+            for (CompletableFuture<LoadClient.Answer> f : inFlight) {
+                assertThat(f.get(30, TimeUnit.SECONDS).status()).as("nothing was answered by the crashed node").isZero();
+            }
+        } finally {
+            a.boot();
+        }
+        assertThat(Checker.number("SELECT COUNT(*) FROM idempotency_record WHERE endpoint = ? AND scope_key IN ("
+                + String.join(",", java.util.Collections.nCopies(ops.size(), "?")) + ")", params(ops)))
+                .as("the claims rolled back with the crashed transactions").isZero();
+        for (int i = 0; i < ops.size(); i++) {
+            assertThat(client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i)).status()).isEqualTo(201);
+        }
+        Checker.Result result = Checker.check(ops, history);
+        Report.write("4h. Crash: kill -9 inside a business transaction that holds the claim (one commit)", ops.size()
+                        + " keys of POST /payments/one-commit in flight on node A, then retried on A (restarted) and B",
+                "kill -9 of node A's JVM 1.5 s into a 4 s transaction; restart on the same data",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    private static Object[] params(List<Operations.Operation> ops) {
+        List<Object> values = new java.util.ArrayList<>();
+        values.add(Operations.ONE_COMMIT_PAYMENTS);
+        ops.forEach(op -> values.add(op.scopeKey()));
+        return values.toArray();
+    }
+
     // Issue 11 item 3: the node that runs asynchronous tasks dies; they are leases like any other.
     @Test
     void crashInsideAnAsynchronousTask() throws Exception {

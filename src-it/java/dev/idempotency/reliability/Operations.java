@@ -16,12 +16,14 @@ final class Operations {
     /** The demo's synchronous payment endpoint, and its asynchronous one (POST /payments/async). */
     static final String PAYMENTS = "payments.create";
     static final String ASYNC_PAYMENTS = "payments.async";
+    /** The demo's synchronous payments whose claim is in the business transaction (POST /payments/one-commit). */
+    static final String ONE_COMMIT_PAYMENTS = "payments.one-commit";
     /** The demo's payment commands, sent as messages by POST /payment-commands, keyed by their commandId. */
     static final String COMMANDS = "payments.commands";
 
     /**
      * One operation: an idempotency key, its caller, its business key and its request body, sent to an endpoint
-     * ({@link #PAYMENTS}, {@link #ASYNC_PAYMENTS} or {@link #COMMANDS}).
+     * ({@link #PAYMENTS}, {@link #ASYNC_PAYMENTS}, {@link #ONE_COMMIT_PAYMENTS} or {@link #COMMANDS}).
      */
     record Operation(String key, String user, String order, String body, String otherBody, String endpoint) {
         /** The record's primary key, as the library computes it (the demo's ScopeResolver: tenant by user). */
@@ -33,6 +35,7 @@ final class Operations {
         String path() {
             return switch (endpoint) {
                 case ASYNC_PAYMENTS -> "api/payments/async";
+                case ONE_COMMIT_PAYMENTS -> "api/payments/one-commit";
                 case COMMANDS -> "api/payment-commands";
                 default -> "api/payments";
             };

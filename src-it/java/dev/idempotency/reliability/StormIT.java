@@ -45,16 +45,29 @@ class StormIT {
 
     @Test
     void stormOnTwoNodes() throws Exception {
+        storm(Operations.PAYMENTS, "1. Storm: 2 WildFly nodes, " + db.title);
+    }
+
+    // ClaimMode.IN_TRANSACTION (POST /payments/one-commit): duplicates wait on the first's uncommitted claim, on the
+    // same node or the other; the same checker, the same bad counts.
+    @Test
+    void stormOnTwoNodesClaimingInTheBusinessTransaction() throws Exception {
+        storm(Operations.ONE_COMMIT_PAYMENTS, "1b. Storm, claims in the business transaction (one commit): 2 WildFly"
+                + " nodes, " + db.title);
+    }
+
+    private void storm(String endpoint, String title) throws Exception {
         History history = new History();
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
-        List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8), scale.keys);
+        List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8), scale.keys,
+                null, endpoint);
         Duration took = client.storm(List.of(a.base(), b.base()), ops, scale.clients, scale.minSends, scale.maxSends, 7);
         LoadClient.sleep(LEASE.toMillis() + 1000);
         for (int i = 0; i < ops.size(); i++) {
             client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i));
         }
         Checker.Result result = Checker.check(ops, history);
-        Report.write("1. Storm: 2 WildFly nodes, " + db.title,
+        Report.write(title,
                 scale.clients + " clients, " + ops.size() + " keys, " + history.ops().size() + " requests ("
                         + scale.minSends + "-" + scale.maxSends + " per key, 3% with another body)",
                 "none (concurrency only)", took, history.statusMix(), result);

@@ -47,6 +47,13 @@ public class StatusesResource {
     }
 
     @POST
+    @Path("in-transaction")
+    @Idempotent(endpoint = "statuses.in-transaction", claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
+    public Response inTransaction(String body) {
+        return held();
+    }
+
+    @POST
     @Path("superseded")
     @Idempotent(endpoint = "statuses.superseded")
     public Response superseded(String body) {

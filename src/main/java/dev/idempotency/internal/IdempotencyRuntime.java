@@ -201,6 +201,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
         transactions = new JtaTransactions(tm);
         store = stores.isResolvable() ? stores.get() : jdbcStore();
+        refuseClaimsInTransactionWithout(store);
         if (settings.createSchema() && store instanceof JdbcRecordStore jdbc) {
             transactions.requiresNew(() -> {
                 jdbc.createSchema();
@@ -721,6 +722,31 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return sealer.open(stored, scopeKey);
     }
 
+
+    // A store of the application's that cannot claim in the business transaction fails the deployment, not a request.
+    private void refuseClaimsInTransactionWithout(RecordStore chosen) {
+        List<String> inTransaction = policies.values().stream().filter(EndpointPolicy::claimInTransaction)
+                .map(EndpointPolicy::endpoint).sorted().toList();
+        if (inTransaction.isEmpty()) {
+            return;
+        }
+        // The bean's own class, not the container's client proxy (which overrides every method).
+        Class<?> type = chosen.getClass();
+        while (type.getName().contains("$Proxy$_$$_") && type.getSuperclass() != null) {
+            type = type.getSuperclass();
+        }
+        try {
+            boolean supported = type.getMethod("insertInTransaction", dev.idempotency.spi.IdempotencyRecord.class,
+                    List.class, int.class).getDeclaringClass() != RecordStore.class;
+            if (!supported) {
+                throw new IdempotencyDefinitionException("IDEM-D020 endpoints " + inTransaction + " claim in the business"
+                        + " transaction (claim = IN_TRANSACTION), which the RecordStore " + type.getName()
+                        + " does not implement (insertInTransaction, takeOverInTransaction, finishInTransaction)");
+            }
+        } catch (NoSuchMethodException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
 
     /** Whether the business transaction committed, when its end did not say so plainly. */
     public BusinessCommit businessCommit() {

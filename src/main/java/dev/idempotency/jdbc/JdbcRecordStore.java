@@ -141,7 +141,16 @@ public final class JdbcRecordStore implements RecordStore {
     // waitSeconds: the statement's query timeout, which ends its wait for a concurrent claim's row lock; 0: none.
     private void insert(IdempotencyRecord record, QuotaCharge charge, List<String> aliasKeys, int waitSeconds) {
         run(c -> {
-            if (dialect == Dialect.POSTGRESQL) {
+            if (charge.equals(QuotaCharge.NONE)) {
+                // Nothing to charge: the bare INSERT, without the counters' CTEs (a third of the claim's time).
+                try (PreparedStatement ps = c.prepareStatement(sql.insertUncharged)) {
+                    ps.setQueryTimeout(waitSeconds);
+                    setRecord(ps, 1, record);
+                    if (ps.executeUpdate() == 0) {
+                        throw new DuplicateRecordException("a record with this scope key exists", null);
+                    }
+                }
+            } else if (dialect == Dialect.POSTGRESQL) {
                 try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
                     ps.setQueryTimeout(waitSeconds);
                     int i = setRecord(ps, 1, record);

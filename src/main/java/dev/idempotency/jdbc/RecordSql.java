@@ -26,6 +26,8 @@ final class RecordSql {
     static final int STRIPES = 8;
 
     final String insert;
+    /** The claim in the business transaction, which charges nothing: PostgreSQL answers a duplicate without an error. */
+    final String insertUncharged;
     final String find;
     final String takeOver;
     final String finish;
@@ -69,6 +71,8 @@ final class RecordSql {
         String quota = table + "_quota";
         String released = table + "_released";
         insert = "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + VALUES + ")";
+        // An error would abort PostgreSQL's business transaction (and log an ERROR line); a lost race must not.
+        insertUncharged = dialect == Dialect.POSTGRESQL ? insert + " ON CONFLICT (scope_key) DO NOTHING" : insert;
         find = "SELECT " + COLUMNS + " FROM " + table + " WHERE scope_key = ?";
         String takeOverSet = "UPDATE " + table + " SET request_hash = ?, status = 'PROCESSING', resource_id = NULL,"
                 + " response_status = NULL, response_headers = NULL, response_body = NULL, body_encoding = NULL,"

@@ -55,6 +55,17 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aClaimInTheBusinessTransactionOnAStoreThatCannotMakeItFailsTheDeployment() {
+        set("idempotency.endpoints.valid.create.claim", "in-transaction");
+        set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
+        assertThatThrownBy(() -> WeldInitiator.createWeld().addExtension(new IdempotencyExtension())
+                .addExtension(new TransactionExtension())
+                .addBeanClasses(Misuses.Valid.class, StoreWithoutClaimsInTransaction.class).initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains("IDEM-D020").contains("[valid.create]")
+                        .contains("StoreWithoutClaimsInTransaction$OlderStore"));
+    }
+
+    @Test
     void aGlobalClaimInTheBusinessTransactionAppliesWhereItCanAndLeavesTheOthersTheirOwn() {
         set("idempotency.claim", "in-transaction");
         set("idempotency.in-flight", "accepted");

@@ -51,6 +51,22 @@ public class PaymentResource {
     }
 
     /**
+     * The same payment with one commit instead of two ({@link dev.idempotency.ClaimMode#IN_TRANSACTION}): the claim is
+     * written in this method's transaction, so nothing of the operation is visible until it commits; a concurrent
+     * duplicate waits for it (at most {@code in-flight-wait}), then gets its answer, or 409.
+     */
+    @POST
+    @Path("one-commit")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional
+    @Idempotent(endpoint = "payments.one-commit", claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
+    public Response createInOneCommit(PaymentRequest request, @Context UriInfo uri) {
+        Payment payment = checkout.pay(request, tenant());
+        return Response.created(uri.getBaseUriBuilder().path("payments").path(payment.id).build())
+                .entity(PaymentView.of(payment)).build();
+    }
+
+    /**
      * The same payment as an asynchronous task, for an acquirer that may take long: the client gets 202 at once
      * with {@code Location} of {@code /payments/operations/{key}} ({@link PaymentTaskOperations}), and the payment
      * is made on the server's managed executor, in a transaction of its own (so no {@code @Transactional}
