@@ -31,8 +31,75 @@ class PaymentsContractIT {
 
     @Deployment(testable = false)
     static WebArchive demo() {
-        return ShrinkWrap.create(ZipImporter.class, "demo.war").importFrom(new File(System.getProperty("it.war")))
+        WebArchive demo = ShrinkWrap.create(ZipImporter.class, "demo.war").importFrom(new File(System.getProperty("it.war")))
                 .as(WebArchive.class);
+        // With -Dit.redis, the demo keeps finished payments in that Redis (its WAR carries Jedis), by its own
+        // configuration: the server's other deployments are left alone.
+        if (!REDIS.isEmpty()) {
+            demo.addAsResource(new org.jboss.shrinkwrap.api.asset.StringAsset("idempotency.redis.url=" + REDIS + "\n"),
+                    "META-INF/microprofile-config.properties");
+        }
+        return demo;
+    }
+
+    /** The Redis the demo is configured with for this run, or "" (-Dit.redis, set by scripts/test.sh). */
+    private static final String REDIS = System.getProperty("it.redis", "");
+
+    // A payment's outcome goes to Redis after its commit and its retries are answered from there, judged as the
+    // database's record: another body with the key is still 422. Redis emptied meanwhile changes no answer, and the
+    // next replay (read from the database) puts the outcome back.
+    @Test
+    void withRedisConfiguredAFinishedPaymentIsReplayedFromItAndJudgedAsTheDatabasesRecord() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(REDIS.isEmpty(), "run with -Dit.redis=redis://host:port/db");
+        RawRedis redis = RawRedis.of(REDIS);
+        long before = redis.count();
+        String key = key();
+        String order = order("R");
+        Api.Reply first = api.post("payments", payment(order, "10.00")).key(key).send();
+        assertThat(first.status()).as(first.text()).isEqualTo(201);
+        assertThat(redis.count()).as("written after the commit").isEqualTo(before + 1);
+        Api.Reply replay = api.post("payments", payment(order, "10.00")).key(key).send();
+        assertThat(replay.body()).isEqualTo(first.body());
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        Api.Reply misuse = api.post("payments", payment(order, "11.00")).key(key).send();
+        assertThat(misuse.status()).as(misuse.text()).isEqualTo(422);
+        redis.flush();
+        Api.Reply fromDatabase = api.post("payments", payment(order, "10.00")).key(key).send();
+        assertThat(fromDatabase.body()).isEqualTo(first.body());
+        assertThat(redis.count()).as("read through").isEqualTo(1);
+        assertThat(payments(order)).hasSize(1);
+    }
+
+    /** The test's view of the run's Redis database: its size, and FLUSHDB, over a socket (RESP inline commands). */
+    private record RawRedis(String host, int port, int database) {
+        static RawRedis of(String url) {
+            java.net.URI uri = java.net.URI.create(url);
+            String path = uri.getPath() == null ? "" : uri.getPath().replace("/", "");
+            return new RawRedis(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(),
+                    path.isEmpty() ? 0 : Integer.parseInt(path));
+        }
+
+        long count() throws java.io.IOException {
+            String reply = run("DBSIZE");
+            return Long.parseLong(reply.substring(1));
+        }
+
+        void flush() throws java.io.IOException {
+            assertThat(run("FLUSHDB")).isEqualTo("+OK");
+        }
+
+        private String run(String command) throws java.io.IOException {
+            try (java.net.Socket socket = new java.net.Socket(host, port)) {
+                socket.setSoTimeout(5000);
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        socket.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+                java.io.OutputStream out = socket.getOutputStream();
+                out.write(("SELECT " + database + "\r\n" + command + "\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+                assertThat(in.readLine()).isEqualTo("+OK");
+                return in.readLine();
+            }
+        }
     }
 
     @ArquillianResource
