@@ -4,6 +4,7 @@
 #   scripts/demo.sh                      embedded H2 (in memory)
 #   DEMO_DB=postgresql scripts/demo.sh   the machine's PostgreSQL; DEMO_DB_URL, DEMO_DB_USER, DEMO_DB_PASSWORD
 #                                        override jdbc:postgresql://127.0.0.1:5432/test as postgres
+#   DEMO_REDIS=redis://127.0.0.1:6379 scripts/demo.sh   finished payments also kept in and replayed from Redis
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -58,4 +59,7 @@ MSG
     sleep 1
   done
 ) &
-exec "$home/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 -Djboss.http.port="$port" -Djboss.bind.address.management=127.0.0.1
+redis=()
+[ -n "${DEMO_REDIS:-}" ] && redis=("-Didempotency.redis.url=$DEMO_REDIS")
+exec "$home/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 -Djboss.http.port="$port" \
+  -Djboss.bind.address.management=127.0.0.1 "${redis[@]}"

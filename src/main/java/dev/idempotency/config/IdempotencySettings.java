@@ -216,6 +216,28 @@ public final class IdempotencySettings {
     public record TenantSource(boolean fromHeader, String value) {
     }
 
+    /** Where Redis is, for the fast replay path; empty when none is configured. */
+    public Optional<dev.idempotency.redis.RedisAddress> redisAddress() {
+        String url = raw(Setting.REDIS_URL).trim();
+        if (url.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(dev.idempotency.redis.RedisAddress.parse(url));
+        } catch (IllegalArgumentException e) {
+            // The value may hold a password: the error names what is wrong, not the value.
+            throw invalid(Setting.REDIS_URL.key(), "(not shown)", e.getMessage());
+        }
+    }
+
+    public Duration redisTimeout() {
+        Duration timeout = duration(Setting.REDIS_TIMEOUT.key(), raw(Setting.REDIS_TIMEOUT));
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofSeconds(5)) > 0) {
+            throw invalid(Setting.REDIS_TIMEOUT.key(), raw(Setting.REDIS_TIMEOUT), "must be positive and at most PT5S");
+        }
+        return timeout;
+    }
+
     public int maxWaiters() {
         return intValue(Setting.IN_FLIGHT_MAX_WAITERS, raw(Setting.IN_FLIGHT_MAX_WAITERS));
     }
@@ -449,7 +471,19 @@ public final class IdempotencySettings {
                 positive(keyOf(Setting.MAX_RESPONSE_BYTES, endpoint), endpointRaw(Setting.MAX_RESPONSE_BYTES, endpoint, null)),
                 replayed, retryAfterMax, rules.apiVersion(), endpointRaw(Setting.STATUS_PATH, endpoint, null),
                 rules.query(), redaction, oversize.equals("fail"), previousRules, previousUntil, annotation.asynchronous(),
-                messages, claimInTransaction);
+                messages, claimInTransaction, cacheOutcomes(endpoint));
+    }
+
+    // Only where Redis is configured: an endpoint's own false turns it off there.
+    private boolean cacheOutcomes(String endpoint) {
+        if (raw(Setting.REDIS_URL).isBlank()) {
+            return false;
+        }
+        String value = endpointRaw(Setting.REDIS, endpoint, null).trim().toLowerCase(Locale.ROOT);
+        if (!value.equals("true") && !value.equals("false")) {
+            throw invalid(keyOf(Setting.REDIS, endpoint), value, "must be true or false");
+        }
+        return value.equals("true");
     }
 
     private boolean claimInTransaction(String endpoint, ClaimMode annotated) {

@@ -51,6 +51,7 @@ import java.util.Set;
  *                                fingerprinted properties and delivery attempts; empty for requests
  * @param claimInTransaction      whether a new operation's claim is written in the business transaction (one
  *                                commit; nothing visible while it runs) rather than committed on its own first
+ * @param cacheOutcomes           whether finished outcomes are kept in and replayed from the outcome cache (Redis)
  */
 public record EndpointPolicy(String endpoint, KeySource keySource, String keyName, boolean keyRequired,
                              Duration retention, Duration lease, InFlightPolicy inFlight, Duration inFlightWait,
@@ -62,7 +63,7 @@ public record EndpointPolicy(String endpoint, KeySource keySource, String keyNam
                              ApiVersionSource apiVersion, String statusPath, boolean queryInFingerprint,
                              Redaction redaction, boolean failOversize, Optional<FingerprintRules> previousRules,
                              Optional<Instant> previousRulesUntil, boolean asynchronous,
-                             Optional<MessagePolicy> messages, boolean claimInTransaction) {
+                             Optional<MessagePolicy> messages, boolean claimInTransaction, boolean cacheOutcomes) {
     public EndpointPolicy {
         Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(apiVersion, "apiVersion");

@@ -10,6 +10,7 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.DuplicateRecordException;
 import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.OutcomeCache;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.QuotaCharge;
 import dev.idempotency.spi.QuotaExceededException;
@@ -45,6 +46,7 @@ public final class IdempotencyProtocol {
     private static final Duration SETTLE_LEASE = Duration.ofMinutes(1);
 
     private final RecordStore store;
+    private final OutcomeCache cache;
     private final TransactionBoundary transactions;
     private final Clock clock;
     private final RandomGenerator random;
@@ -58,6 +60,16 @@ public final class IdempotencyProtocol {
      */
     public IdempotencyProtocol(RecordStore store, TransactionBoundary transactions, Clock clock,
                                RandomGenerator random, ProtocolEvents events, int maxWaiters) {
+        this(store, OutcomeCache.NONE, transactions, clock, random, events, maxWaiters);
+    }
+
+    /**
+     * @param cache finished outcomes kept beside the store for replays (Redis): read where a replay would read the
+     *              store, written after the commit of an outcome; never asked to decide a claim
+     */
+    public IdempotencyProtocol(RecordStore store, OutcomeCache cache, TransactionBoundary transactions, Clock clock,
+                               RandomGenerator random, ProtocolEvents events, int maxWaiters) {
+        this.cache = cache;
         this.store = store;
         this.transactions = transactions;
         this.clock = clock;
@@ -73,7 +85,26 @@ public final class IdempotencyProtocol {
      * @throws IdempotencyException 503 when the store cannot answer
      */
     public Optional<IdempotencyRecord> read(Operation op) {
-        return read(op.keys());
+        if (!op.policy().cacheOutcomes()) {
+            return read(op.keys());
+        }
+        // A cached outcome stands for the record only if it is this operation's, finished and not expired; it is then
+        // judged as the database's record would be (its fingerprint against the request's: a mismatch is 422).
+        Optional<IdempotencyRecord> cached = cache.get(op.scopeKey()).filter(r -> isOutcomeOf(op, r));
+        if (cached.isPresent()) {
+            return cached;
+        }
+        Optional<IdempotencyRecord> found = read(op.keys());
+        // Read through: the next retry of a finished operation is answered by the cache.
+        found.filter(r -> isOutcomeOf(op, r)).ifPresent(cache::put);
+        return found;
+    }
+
+    private boolean isOutcomeOf(Operation op, IdempotencyRecord record) {
+        return record.scopeKey().equals(op.scopeKey()) && record.tenant().equals(op.scope().tenant())
+                && record.principal().equals(op.scope().principal())
+                && record.endpoint().equals(op.policy().endpoint())
+                && record.status().isReplayable() && record.expiresAt().isAfter(clock.instant());
     }
 
     /**
@@ -197,6 +228,11 @@ public final class IdempotencyProtocol {
             throw unavailable(e);
         } finally {
             events.timed(ProtocolEvents.Step.FINISH, endpoint, since(started));
+        }
+        if (finished && status.isReplayable() && claim.operation().policy().cacheOutcomes()) {
+            // Only once it has committed: a cached outcome of a transaction that rolled back would be a lie.
+            IdempotencyRecord outcome = finishedRecord(claim, completion);
+            transactions.afterCommit(() -> cache.put(outcome));
         }
         if (!finished) {
             events.publish(new IdempotencyEvent.Fenced(endpoint, scopeKey));
@@ -764,6 +800,15 @@ public final class IdempotencyProtocol {
             remaining = Duration.ofSeconds(1);
         }
         return remaining.compareTo(op.policy().retryAfterMax()) > 0 ? op.policy().retryAfterMax() : remaining;
+    }
+
+    // The record as a finish leaves it (its creation time is not known here, nor needed by a replay).
+    private static IdempotencyRecord finishedRecord(Claim claim, Completion completion) {
+        Operation op = claim.operation();
+        return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), op.policy().endpoint(),
+                op.fingerprint().stored(), completion.status(), completion.resourceId(), completion.response(),
+                claim.ownerToken(), Optional.empty(), claim.attempt(), completion.updatedAt(), completion.updatedAt(),
+                completion.expiresAt());
     }
 
     // The record as a claim in the business transaction wrote it: what its finish is fenced and charged on.

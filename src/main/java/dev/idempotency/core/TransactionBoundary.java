@@ -24,4 +24,12 @@ public interface TransactionBoundary {
     default <T> T withoutTransaction(Supplier<T> read) {
         return read.get();
     }
+
+    /**
+     * Runs {@code action} once the transaction on this thread has committed, never when it rolls back; at once when
+     * there is none. The default, for callers that hold no transaction, runs it at once.
+     */
+    default void afterCommit(Runnable action) {
+        action.run();
+    }
 }

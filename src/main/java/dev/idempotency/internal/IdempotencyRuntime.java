@@ -88,6 +88,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     @Inject
     Instance<RecordStore> stores;
     @Inject
+    Instance<dev.idempotency.spi.OutcomeCache> outcomeCaches;
+    @Inject
     Instance<TransactionManager> transactionManagers;
     @Inject
     Instance<Clock> clocks;
@@ -99,6 +101,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private volatile boolean started;
     private IdempotencySettings settings;
     private RecordStore store;
+    private dev.idempotency.spi.OutcomeCache cache;
+    private boolean ownCache;
     private JtaTransactions transactions;
     private IdempotencyProtocol protocol;
     private Fingerprinter fingerprinter;
@@ -228,7 +232,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         callPreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 new CallScopeResolver(callSources), clock);
         methodCall = new MethodCall(this);
-        protocol = new IdempotencyProtocol(store, transactions, clock, new SecureRandom(), new ProtocolEvents() {
+        cache = outcomeCache(settings, clock);
+        protocol = new IdempotencyProtocol(store, cache, transactions, clock, new SecureRandom(), new ProtocolEvents() {
             @Override
             public void publish(IdempotencyEvent event) {
                 fire(event);
@@ -457,9 +462,39 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return settled.size();
     }
 
+    // The application's OutcomeCache bean, else Redis at idempotency.redis.url (Jedis must be in the application),
+    // else none.
+    private dev.idempotency.spi.OutcomeCache outcomeCache(IdempotencySettings settings, Clock time) {
+        if (outcomeCaches.isResolvable()) {
+            return outcomeCaches.get();
+        }
+        Optional<dev.idempotency.redis.RedisAddress> address = settings.redisAddress();
+        if (address.isEmpty()) {
+            return dev.idempotency.spi.OutcomeCache.NONE;
+        }
+        try {
+            Class.forName("redis.clients.jedis.UnifiedJedis", false, IdempotencyRuntime.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError missing) {
+            throw new IdempotencyDefinitionException("IDEM-C004 " + dev.idempotency.config.Setting.REDIS_URL.key() + " is set, but Jedis"
+                    + " (redis.clients:jedis) is not in the application: add it to the WAR, or unset the setting");
+        }
+        LOG.info("IDEM-I013 finished outcomes are kept in Redis (" + address.get() + ") and replayed from there;"
+                + " the database decides every claim");
+        ownCache = true;
+        return dev.idempotency.redis.RedisOutcomeCache.connect(address.get(), settings.redisTimeout(), time);
+    }
+
     @PreDestroy
     void stop() {
         DocumentedOperations.withdraw();
+        // The Redis client the library made; an application's own cache bean is the application's to close.
+        if (ownCache && cache instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.log(Level.FINE, "closing the outcome cache", e);
+            }
+        }
         if (settleTask != null) {
             settleTask.cancel(false);
         }

@@ -73,6 +73,7 @@ public final class JtaTransactions implements TransactionBoundary {
      * Runs {@code action} once the transaction on this thread has committed (on whatever thread ends it), never
      * when it rolls back; at once when there is none.
      */
+    @Override
     public void afterCommit(Runnable action) {
         Transaction current;
         try {

@@ -89,7 +89,7 @@ class RequestPreparationTest {
                 p.maxKeysPerEndpoint(), p.maxResponseBytes(), p.replayedHeaders(), p.retryAfterMax(), p.apiVersion(),
                 p.statusPath(), p.queryInFingerprint(), p.redaction(), p.failOversize(), p.previousRules(),
                 p.previousRulesUntil(), p.asynchronous(), p.messages(),
-                p.claimInTransaction());
+                p.claimInTransaction(), p.cacheOutcomes());
     }
 
     private static RequestPreparation.Incoming request(String principal, Map<String, String> headers, String body) {

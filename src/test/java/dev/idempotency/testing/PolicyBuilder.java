@@ -33,6 +33,7 @@ public final class PolicyBuilder {
     public String keyName = "Idempotency-Key";
     public java.util.Optional<dev.idempotency.core.MessagePolicy> messages = java.util.Optional.empty();
     public boolean claimInTransaction;
+    public boolean cacheOutcomes;
 
     /** An endpoint that consumes messages: it waits for an in-flight duplicate, as every message endpoint does. */
     public PolicyBuilder consumingMessages(dev.idempotency.core.MessagePolicy policy, KeySource source, String name) {
@@ -58,6 +59,6 @@ public final class PolicyBuilder {
                 ignoredFields, fieldDefaults, maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
                 dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil, asynchronous,
-                messages, claimInTransaction);
+                messages, claimInTransaction, cacheOutcomes);
     }
 }

@@ -44,12 +44,18 @@ public final class StoreFixture {
 
     /** alice's (tenant acme) request with this key, body {@code {}}, under that policy. */
     public static dev.idempotency.core.Operation operation(String key, dev.idempotency.core.EndpointPolicy policy) {
+        return operation(key, policy, "{}");
+    }
+
+    /** alice's (tenant acme) request with this key and JSON body, under that policy. */
+    public static dev.idempotency.core.Operation operation(String key, dev.idempotency.core.EndpointPolicy policy,
+                                                           String body) {
         dev.idempotency.core.Fingerprinter fingerprinter = new dev.idempotency.core.Fingerprinter(
                 "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 java.util.List.of(), new dev.idempotency.json.JacksonCanonicalJson());
         return dev.idempotency.core.Operation.of(SCOPE_DIGEST, new dev.idempotency.Scope("acme", "alice", "payments.create", key),
                 fingerprinter.fingerprint(new dev.idempotency.core.RequestFacts("POST", "/p", "application/json", "",
-                        "acme/alice", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.util.Set.of(),
+                        "acme/alice", body.getBytes(java.nio.charset.StandardCharsets.UTF_8)), java.util.Set.of(),
                         java.util.Map.of()),
                 policy, java.util.Optional.empty());
     }

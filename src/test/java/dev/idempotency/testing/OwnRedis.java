@@ -1,0 +1,118 @@
+package dev.idempotency.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Redis server of a test's own, on a free port and without persistence, for what must never happen to the
+ * machine's shared one (6379): {@code kill -9}, {@code kill -STOP}, {@code FLUSHALL}, a restart empty.
+ */
+public final class OwnRedis implements AutoCloseable {
+    private final int port;
+    private Process process;
+
+    private OwnRedis(int port) {
+        this.port = port;
+    }
+
+    public static OwnRedis start() throws IOException, InterruptedException {
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        OwnRedis redis = new OwnRedis(port);
+        redis.boot();
+        return redis;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Starts it (again, empty) and waits until it answers PING. */
+    public void boot() throws IOException, InterruptedException {
+        process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--protected-mode", "no")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            if (answers("PING").startsWith("+PONG")) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server on port " + port + " exited with " + process.exitValue());
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within 20 s");
+    }
+
+    /** kill -9. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** kill -STOP: it accepts connections (the kernel does) and answers nothing. */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** kill -CONT. */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    public void flushAll() throws IOException {
+        String reply = answers("FLUSHALL");
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException("FLUSHALL answered " + reply);
+        }
+    }
+
+    /** One inline command's first reply line, or "" when it cannot be sent or read. */
+    public String answers(String command) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(2000);
+            OutputStream out = socket.getOutputStream();
+            out.write((command + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                line.append((char) c);
+            }
+            return line.toString().trim();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + name + " failed");
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            try {
+                resume();
+            } catch (IOException | RuntimeException ignored) {
+                // Killed below either way.
+            }
+            kill();
+        }
+    }
+}
