@@ -87,6 +87,7 @@ class Row:
     warm_user: str = ""     # the caller of the warm-up when it must not add keys to `user`
     table: str = ""         # the record table whose tuple counters the row reports
     reset: dict = None      # prefill.sql variables, or None: the row writes nothing
+    redis_down: bool = False  # the benchmark's Redis is shut down for the row (the fall-back to the database)
     results: list = field(default_factory=list)
 
 
@@ -107,6 +108,10 @@ def rows():
                 table=LIBRARY_TABLE, reset=reset),
             Row(f"in-transaction-first-{c}", "@Idempotent(claim = IN_TRANSACTION), first execution",
                 f"{API}/idempotent/in-transaction", c, keys="new", table=LIBRARY_TABLE, reset=reset),
+            Row(f"redis-replay-{c}", "@Idempotent, replay from Redis", f"{API}/idempotent/cached", c, keys="replay",
+                table=LIBRARY_TABLE, reset=reset),
+            Row(f"redis-down-replay-{c}", "@Idempotent, replay with its Redis shut down", f"{API}/idempotent/cached", c,
+                keys="replay", table=LIBRARY_TABLE, reset=reset, redis_down=True),
         ]
     for n in HEAVY_KEYS:
         out.append(Row(f"caller-keys-{n}", f"@Idempotent first, one caller holding {n:,} keys", f"{API}/heavy",
@@ -376,7 +381,36 @@ def wrk(row, seconds, nonce, user=""):
 
 # -------------------------------------------------------------------------------------------- row
 
+REDIS_PORT = os.environ.get("REDIS_PORT", "6391")
+
+
+def redis(up):
+    """Starts the benchmark's Redis (empty) or shuts it down, and waits until it answers or is gone."""
+    if up:
+        subprocess.run(["redis-server", "--port", REDIS_PORT, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                        "--daemonize", "yes"], check=True, stdout=subprocess.DEVNULL)
+    else:
+        subprocess.run(["redis-cli", "-p", REDIS_PORT, "shutdown", "nosave"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        ping = subprocess.run(["redis-cli", "-p", REDIS_PORT, "ping"], capture_output=True, text=True)
+        if (ping.stdout.strip() == "PONG") == up:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"Redis on {REDIS_PORT} did not {'start' if up else 'stop'}")
+
+
 def run_row(row, rep, measure=True, warmup=None):
+    if row.redis_down:
+        redis(False)
+        try:
+            return run_row_now(row, rep, measure, warmup)
+        finally:
+            redis(True)
+    return run_row_now(row, rep, measure, warmup)
+
+
+def run_row_now(row, rep, measure=True, warmup=None):
     nonce = f"{RUN_NONCE}-{row.id}-{rep}"
     result = {"rep": rep}
     if row.reset is not None:
@@ -644,6 +678,16 @@ def report(all_rows, info, started, elapsed):
     for c in CONNECTIONS:
         ratio_line(f"@Idempotent first (two commits) / plain POST, {c} connections (for comparison)",
                    f"idempotent-first-{c}", f"plain-{c}", None)
+    for c in CONNECTIONS:
+        ratio_line(f"replay from Redis / @Idempotent replay (one SELECT), {c} connections (issue 14)",
+                   f"redis-replay-{c}", f"idempotent-replay-{c}", 2.0)
+        ratio_line(f"replay from Redis / GET ping, {c} connections (issue 14)", f"redis-replay-{c}", f"ping-{c}", 0.35)
+        value, low, high = ratio(f"redis-down-replay-{c}", f"idempotent-replay-{c}")
+        if value is not None:
+            ok = 0.9 <= value <= 1.1
+            checks.append(ok)
+            lines.append(f"| replay with Redis shut down / @Idempotent replay, {c} connections (issue 14) "
+                         f"| {value:.2f} ({low:.2f}–{high:.2f}) | 0.9–1.1 | {'met' if ok else 'MISSED'} |")
     if len(HEAVY_KEYS) == 2:
         ratio_line(f"caller with {HEAVY_KEYS[1]:,} keys / caller with {HEAVY_KEYS[0]:,} keys",
                    f"caller-keys-{HEAVY_KEYS[1]}", f"caller-keys-{HEAVY_KEYS[0]}", 0.9)

@@ -24,6 +24,9 @@ wildfly_version="${WILDFLY_VERSION:-39.0.1.Final}"
 driver="org.postgresql:postgresql:42.7.14"
 cluster=idembench
 pg_port=5435
+# The Redis of the Redis rows, of the benchmark's own: a row stops it to measure the fall-back.
+export REDIS_PORT=6391
+redis_port=$REDIS_PORT
 work="$bench/target/run"
 home="$work/wildfly-$wildfly_version"
 log() { echo "[bench $(date +%H:%M:%S)] $*" >&2; }
@@ -38,7 +41,7 @@ if ! command -v wrk >/dev/null; then
   log "installing wrk from Debian's packages"
   apt-get update -qq && apt-get install -y -qq wrk >/dev/null
 fi
-for tool in java mvn psql pg_createcluster python3 ss; do
+for tool in java mvn psql pg_createcluster python3 ss redis-server redis-cli; do
   command -v "$tool" >/dev/null || { echo "bench/run.sh: $tool is missing" >&2; exit 1; }
 done
 for port in 8080 9990; do
@@ -82,12 +85,21 @@ cleanup() {
   mkdir -p "$work/logs"
   [ -f "$home/standalone/log/server.log" ] && cp "$home/standalone/log/server.log" "$work/logs/"
   [ -n "${pg_log:-}" ] && [ -f "$pg_log" ] && cp "$pg_log" "$work/logs/postgresql.log"
+  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1
   log "dropping the PostgreSQL cluster $pg_version/$cluster (logs kept in $work/logs)"
   pg_dropcluster "$pg_version" "$cluster" --stop >/dev/null 2>&1
   exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --- Redis: a server of our own (no persistence), for the endpoint bench.cached ----------------------------
+if listening "$redis_port"; then
+  echo "bench/run.sh: port $redis_port is taken; the benchmark starts its own Redis there" >&2
+  exit 1
+fi
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+  --logfile "$bench/target/redis.log"
 
 # --- PostgreSQL: a cluster of our own ------------------------------------------------------------------
 log "creating PostgreSQL $pg_version cluster $cluster on port $pg_port"

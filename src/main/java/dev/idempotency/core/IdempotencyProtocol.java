@@ -847,7 +847,8 @@ public final class IdempotencyProtocol {
         return HexFormat.of().formatHex(bytes);
     }
 
-    private static IdempotencyException unavailable(StoreUnavailableException e) {
+    /** The 503 (with {@code Retry-After}) for a request the record store could not answer. */
+    public static IdempotencyException unavailable(StoreUnavailableException e) {
         return new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
                 "the idempotency store is unavailable; retry").retryAfter(STORE_RETRY_AFTER), e);
     }

@@ -71,7 +71,7 @@ public final class Administration {
         } catch (UnsupportedOperationException e) {
             throw new IdempotencyException(Problem.of(ProblemType.ADMIN_UNSUPPORTED, e.getMessage()));
         } catch (StoreUnavailableException e) {
-            throw unavailable(e);
+            throw IdempotencyProtocol.unavailable(e);
         }
         events.accept(new IdempotencyEvent.Administered(endpoint, "", "list", administrator,
                 "listed " + records.size()));
@@ -150,7 +150,7 @@ public final class Administration {
         try {
             return store.find(scopeKey);
         } catch (StoreUnavailableException e) {
-            throw unavailable(e);
+            throw IdempotencyProtocol.unavailable(e);
         }
     }
 
@@ -182,10 +182,5 @@ public final class Administration {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("maps of strings, numbers and booleans always serialize", e);
         }
-    }
-
-    private static IdempotencyException unavailable(StoreUnavailableException e) {
-        return new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE,
-                "the record store cannot answer now; retry").retryAfter(Duration.ofSeconds(1)), e);
     }
 }

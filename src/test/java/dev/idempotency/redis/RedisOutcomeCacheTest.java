@@ -137,6 +137,35 @@ class RedisOutcomeCacheTest {
         }
     }
 
+    // redis-sentinel://: the client finds the master from the Sentinel; when the master dies, the Sentinel promotes
+    // the replica and the client follows it. Meanwhile every read is absent or right, never another outcome.
+    @Test
+    void aSentinelAddressFollowsAFailoverToThePromotedReplica() throws Exception {
+        try (OwnRedis master = OwnRedis.start(); OwnRedis replica = OwnRedis.replicaOf(master);
+             OwnRedis sentinel = OwnRedis.sentinel(master, "idem");
+             RedisOutcomeCache cache = cache("redis-sentinel://127.0.0.1:" + sentinel.port() + "#idem",
+                     Duration.ofMillis(200))) {
+            String before = scopeKey();
+            IdempotencyRecord written = finished(before, Instant.now().plusSeconds(60));
+            cache.put(written);
+            assertThat(cache.get(before)).isPresent();
+            master.kill();
+            String after = scopeKey();
+            IdempotencyRecord next = finished(after, Instant.now().plusSeconds(60));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                cache.get(before).ifPresent(r -> assertThat(r.ownerToken()).isEqualTo(written.ownerToken()));
+                cache.put(next);
+                if (cache.get(after).isPresent()) {
+                    // The master is dead: the replica, promoted, took the write.
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("the client never wrote to the promoted replica");
+        }
+    }
+
     private static void awaitAnswer(RedisOutcomeCache cache, String key) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline) {

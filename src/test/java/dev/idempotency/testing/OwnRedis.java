@@ -14,20 +14,51 @@ import java.util.concurrent.TimeUnit;
  */
 public final class OwnRedis implements AutoCloseable {
     private final int port;
+    private final java.util.List<String> command;
     private Process process;
 
-    private OwnRedis(int port) {
+    private OwnRedis(int port, java.util.List<String> command) {
         this.port = port;
+        this.command = command;
     }
 
     public static OwnRedis start() throws IOException, InterruptedException {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        OwnRedis redis = new OwnRedis(port);
+        return start(freePort());
+    }
+
+    /** A replica of {@code master}, on a port of its own. */
+    public static OwnRedis replicaOf(OwnRedis master) throws IOException, InterruptedException {
+        return start(freePort(), "--replicaof", "127.0.0.1", Integer.toString(master.port));
+    }
+
+    /**
+     * A Sentinel watching {@code master} under the name {@code name}, deciding alone (quorum 1) and fast: the master
+     * is down after 500 ms without an answer.
+     */
+    public static OwnRedis sentinel(OwnRedis master, String name) throws IOException, InterruptedException {
+        int port = freePort();
+        java.nio.file.Path config = java.nio.file.Files.createTempFile("sentinel-", ".conf");
+        java.nio.file.Files.writeString(config, String.join("\n", "port " + port, "bind 127.0.0.1",
+                "sentinel monitor " + name + " 127.0.0.1 " + master.port + " 1",
+                "sentinel down-after-milliseconds " + name + " 500", "sentinel failover-timeout " + name + " 2000", ""));
+        OwnRedis sentinel = new OwnRedis(port, java.util.List.of("redis-server", config.toString(), "--sentinel"));
+        sentinel.boot();
+        return sentinel;
+    }
+
+    private static OwnRedis start(int port, String... extra) throws IOException, InterruptedException {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("redis-server", "--port",
+                Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+        command.addAll(java.util.List.of(extra));
+        OwnRedis redis = new OwnRedis(port, command);
         redis.boot();
         return redis;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return free.getLocalPort();
+        }
     }
 
     public int port() {
@@ -40,9 +71,8 @@ public final class OwnRedis implements AutoCloseable {
 
     /** Starts it (again, empty) and waits until it answers PING. */
     public void boot() throws IOException, InterruptedException {
-        process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
             if (answers("PING").startsWith("+PONG")) {

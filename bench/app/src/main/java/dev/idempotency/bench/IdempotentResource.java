@@ -16,7 +16,8 @@ import jakarta.ws.rs.core.UriInfo;
 
 /**
  * {@code POST /idempotent}: the same insert under {@code @Idempotent} with the shipped defaults; {@code POST
- * /idempotent/in-transaction} with the claim in the business transaction ({@link ClaimMode#IN_TRANSACTION}). No
+ * /idempotent/in-transaction} with the claim in the business transaction ({@link ClaimMode#IN_TRANSACTION}); {@code
+ * POST /idempotent/cached} with its outcomes in Redis. No
  * {@code @Transactional}: the library begins the business transaction itself.
  */
 @Path("idempotent")
@@ -39,6 +40,16 @@ public class IdempotentResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Idempotent(endpoint = "bench.in-transaction", claim = ClaimMode.IN_TRANSACTION)
     public Response createInTransaction(ItemRequest request, @Context UriInfo uri, @Context SecurityContext security) {
+        return Items.created(uri, items.create(request, Items.owner(security)));
+    }
+
+    /** The same, with its finished outcomes kept in Redis (bench/wildfly.cli: only this endpoint). */
+    @POST
+    @Path("cached")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Idempotent(endpoint = "bench.cached")
+    public Response createCached(ItemRequest request, @Context UriInfo uri, @Context SecurityContext security) {
         return Items.created(uri, items.create(request, Items.owner(security)));
     }
 }
