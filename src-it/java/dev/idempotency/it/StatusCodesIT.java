@@ -191,6 +191,22 @@ class StatusCodesIT {
         assertThat(executions(key)).isEqualTo(1);
     }
 
+    // The record's finish is made in the business transaction on the server's own transaction manager and
+    // datasource: when that transaction rolls back at commit, the finish rolls back with it, so the retry runs again
+    // (never a replay of work that was not kept). In both claim modes.
+    @Test
+    void aFinishRollsBackWithItsBusinessTransactionWhenTheCommitFails() {
+        for (String path : List.of("statuses/rolled-back-at-commit", "statuses/rolled-back-at-commit-in-transaction")) {
+            String key = key();
+            Api.Reply first = api.post(path, "{}").key(key).send();
+            assertThat(first.status()).as(path + ": " + first.text()).isGreaterThanOrEqualTo(500);
+            Api.Reply retry = api.post(path, "{}").key(key).send();
+            assertThat(retry.header("Idempotent-Replayed")).as(path + ": nothing was kept, nothing to replay: "
+                    + retry.text()).isNull();
+            assertThat(executions(key)).as(path + ": the retry ran again").isEqualTo(2);
+        }
+    }
+
     @Test
     void anExecutionTakenOverByAnotherNodeIs409SupersededWithRetryAfter() throws Exception {
         String key = key();

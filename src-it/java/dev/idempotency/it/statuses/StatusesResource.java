@@ -53,6 +53,41 @@ public class StatusesResource {
         return held();
     }
 
+    /**
+     * Runs, and makes its transaction roll back at commit (a synchronization that fails before completion, as a
+     * deferred constraint would): the library's finish, made in that transaction, must roll back with it.
+     */
+    @POST
+    @Path("rolled-back-at-commit")
+    @Idempotent(endpoint = "statuses.rolled-back-at-commit")
+    public Response rolledBackAtCommit(String body) {
+        failAtCommit();
+        return created();
+    }
+
+    /** The same with the claim in the business transaction. */
+    @POST
+    @Path("rolled-back-at-commit-in-transaction")
+    @Idempotent(endpoint = "statuses.rolled-back-at-commit-in-transaction",
+            claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
+    public Response rolledBackAtCommitInTransaction(String body) {
+        failAtCommit();
+        return created();
+    }
+
+    private void failAtCommit() {
+        transaction.registerInterposedSynchronization(new jakarta.transaction.Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                throw new IllegalStateException("the test's synchronization fails the commit");
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+            }
+        });
+    }
+
     @POST
     @Path("superseded")
     @Idempotent(endpoint = "statuses.superseded")

@@ -231,7 +231,8 @@ public final class IdempotencyProtocol {
         }
         if (finished && status.isReplayable() && claim.operation().policy().cacheOutcomes()) {
             // Only once it has committed: a cached outcome of a transaction that rolled back would be a lie.
-            IdempotencyRecord outcome = finishedRecord(claim, completion);
+            IdempotencyRecord outcome = finishedRecord(claim, completion.status(), completion.resourceId(),
+                    completion.response(), completion.updatedAt(), completion.expiresAt());
             transactions.afterCommit(() -> cache.put(outcome));
         }
         if (!finished) {
@@ -260,9 +261,8 @@ public final class IdempotencyProtocol {
         Operation op = claim.operation();
         EndpointPolicy policy = op.policy();
         Instant now = clock.instant();
-        IdempotencyRecord failed = new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(),
-                policy.endpoint(), op.fingerprint().stored(), status, Optional.empty(), response, claim.ownerToken(),
-                Optional.empty(), claim.attempt(), now, now, now.plus(policy.retention()));
+        IdempotencyRecord failed = finishedRecord(claim, status, Optional.empty(), response, now,
+                now.plus(policy.retention()));
         try {
             transactions.requiresNew(() -> {
                 store.insert(failed, new QuotaCharge(false, 0, true, policy.maxKeysPerEndpoint()), op.aliasKeys());
@@ -717,10 +717,8 @@ public final class IdempotencyProtocol {
                     return afterFenced(op);
                 }
                 Instant now = clock.instant();
-                return replay(op, new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(),
-                        op.policy().endpoint(), op.fingerprint().stored(), RecordStatus.SUCCEEDED, done.resourceId(),
-                        Optional.of(done.response()), claim.ownerToken(), Optional.empty(), claim.attempt(), now, now,
-                        now.plus(op.policy().retention())));
+                return replay(op, finishedRecord(claim, RecordStatus.SUCCEEDED, done.resourceId(),
+                        Optional.of(done.response()), now, now.plus(op.policy().retention())));
             }
             if (!finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()))) {
                 return afterFenced(op);
@@ -802,13 +800,13 @@ public final class IdempotencyProtocol {
         return remaining.compareTo(op.policy().retryAfterMax()) > 0 ? op.policy().retryAfterMax() : remaining;
     }
 
-    // The record as a finish leaves it (its creation time is not known here, nor needed by a replay).
-    private static IdempotencyRecord finishedRecord(Claim claim, Completion completion) {
+    // The claim's record as a finish leaves it (its creation time is not known here, nor needed by a replay).
+    private static IdempotencyRecord finishedRecord(Claim claim, RecordStatus status, Optional<String> resourceId,
+                                                    Optional<StoredResponse> response, Instant at, Instant expiresAt) {
         Operation op = claim.operation();
         return new IdempotencyRecord(op.scopeKey(), op.scope().tenant(), op.scope().principal(), op.policy().endpoint(),
-                op.fingerprint().stored(), completion.status(), completion.resourceId(), completion.response(),
-                claim.ownerToken(), Optional.empty(), claim.attempt(), completion.updatedAt(), completion.updatedAt(),
-                completion.expiresAt());
+                op.fingerprint().stored(), status, resourceId, response, claim.ownerToken(), Optional.empty(),
+                claim.attempt(), at, at, expiresAt);
     }
 
     // The record as a claim in the business transaction wrote it: what its finish is fenced and charged on.

@@ -774,7 +774,7 @@ public final class JdbcRecordStore implements RecordStore {
             return claim.get();
         } catch (StoreUnavailableException e) {
             if (e.getCause() instanceof SQLException sql && dialect.waitEnded(sql)) {
-                throw new StoreUnavailableException("IDEM-S009 the wait for a concurrent claim of the record ran out"
+                throw new StoreUnavailableException("IDEM-S011 the wait for a concurrent claim of the record ran out"
                         + " (SQLState " + sql.getSQLState() + ", code " + sql.getErrorCode() + ")", sql, true);
             }
             throw e;

@@ -24,9 +24,11 @@ import java.util.function.Supplier;
  */
 public final class JtaTransactions implements TransactionBoundary {
     private final TransactionManager tm;
+    private final ServerTransactionHooks hooks;
 
     public JtaTransactions(TransactionManager tm) {
         this.tm = tm;
+        this.hooks = ServerTransactionHooks.of(tm);
     }
 
     @Override
@@ -109,10 +111,10 @@ public final class JtaTransactions implements TransactionBoundary {
     public BusinessTransaction joinOrBegin() {
         try {
             if (tm.getStatus() == Status.STATUS_ACTIVE || tm.getStatus() == Status.STATUS_MARKED_ROLLBACK) {
-                return new BusinessTransaction(tm, tm.getTransaction(), false);
+                return new BusinessTransaction(tm, hooks, tm.getTransaction(), false);
             }
             begin();
-            return new BusinessTransaction(tm, tm.getTransaction(), true);
+            return new BusinessTransaction(tm, hooks, tm.getTransaction(), true);
         } catch (SystemException e) {
             throw new TransactionFailure("could not begin the business transaction", e, false);
         }
@@ -143,10 +145,12 @@ public final class JtaTransactions implements TransactionBoundary {
         } catch (NotSupportedException | SystemException e) {
             throw new TransactionFailure("could not begin a transaction", e, false);
         }
+        hooks.afterBegin(tm);
     }
 
     private void commit() {
         try {
+            hooks.beforeEnd(tm);
             tm.commit();
         } catch (RollbackException e) {
             throw new TransactionFailure("the transaction rolled back at commit", e, true);
@@ -158,6 +162,7 @@ public final class JtaTransactions implements TransactionBoundary {
     private void rollbackQuietly(Throwable cause) {
         try {
             if (tm.getTransaction() != null) {
+                hooks.beforeEnd(tm);
                 tm.rollback();
             }
         } catch (SystemException | IllegalStateException e) {
@@ -183,11 +188,13 @@ public final class JtaTransactions implements TransactionBoundary {
     /** The transaction the business method runs in. */
     public static final class BusinessTransaction {
         private final TransactionManager tm;
+        private final ServerTransactionHooks hooks;
         private final Transaction transaction;
         private final boolean owned;
 
-        BusinessTransaction(TransactionManager tm, Transaction transaction, boolean owned) {
+        BusinessTransaction(TransactionManager tm, ServerTransactionHooks hooks, Transaction transaction, boolean owned) {
             this.tm = tm;
+            this.hooks = hooks;
             this.transaction = transaction;
             this.owned = owned;
         }
@@ -202,6 +209,7 @@ public final class JtaTransactions implements TransactionBoundary {
             try {
                 if (owned) {
                     if (tm.getTransaction() != null) {
+                        hooks.beforeEnd(tm);
                         tm.rollback();
                     }
                 } else {
@@ -239,6 +247,7 @@ public final class JtaTransactions implements TransactionBoundary {
                 throw new IllegalStateException("a joined transaction is committed by its owner");
             }
             try {
+                hooks.beforeEnd(tm);
                 tm.commit();
             } catch (RollbackException e) {
                 throw new TransactionFailure("the business transaction rolled back at commit", e, true);

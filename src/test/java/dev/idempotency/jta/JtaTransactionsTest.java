@@ -25,6 +25,26 @@ class JtaTransactionsTest {
         }
     }
 
+    // GlassFish and Payara enlist a connection only in a transaction the current invocation was told of
+    // (payara/Payara#505): every transaction the library begins tells it, as their own @Transactional does.
+    @Test
+    void onAGlassFishLikeServerEveryTransactionTheLibraryBeginsIsAnnouncedAndClosedAsItsOwnInterceptorsDo() {
+        GlassFishLikeTransactionManager glassFish = new GlassFishLikeTransactionManager(tm);
+        JtaTransactions onGlassFish = new JtaTransactions(glassFish);
+        JtaTransactions.BusinessTransaction owned = onGlassFish.joinOrBegin();
+        onGlassFish.requiresNew(() -> null);
+        owned.commit();
+        JtaTransactions.BusinessTransaction abandoned = onGlassFish.joinOrBegin();
+        abandoned.abandon();
+        assertThat(glassFish.calls).containsExactly(
+                "begin", "preInvokeTx(true)",
+                "begin", "preInvokeTx(true)", "postInvokeTx(false, true)", "commit",
+                "postInvokeTx(false, true)", "commit",
+                "begin", "preInvokeTx(true)", "postInvokeTx(false, true)", "rollback");
+        // Narayana has neither method: nothing is called, nothing fails.
+        transactions.joinOrBegin().commit();
+    }
+
     @Test
     void aProtocolTransactionThatRollsBackAtCommitIsContention() {
         assertThatThrownBy(() -> transactions.requiresNew(() -> {
