@@ -144,7 +144,7 @@ public final class JdbcRecordStore implements RecordStore {
             if (charge.equals(QuotaCharge.NONE)) {
                 // Nothing to charge: the bare INSERT, without the counters' CTEs (a third of the claim's time).
                 try (PreparedStatement ps = c.prepareStatement(sql.insertUncharged)) {
-                    ps.setQueryTimeout(waitSeconds);
+                    boundWait(ps, waitSeconds);
                     setRecord(ps, 1, record);
                     if (ps.executeUpdate() == 0) {
                         throw new DuplicateRecordException("a record with this scope key exists", null);
@@ -152,7 +152,7 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             } else if (dialect == Dialect.POSTGRESQL) {
                 try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
-                    ps.setQueryTimeout(waitSeconds);
+                    boundWait(ps, waitSeconds);
                     int i = setRecord(ps, 1, record);
                     i = setCharge(ps, i, charge);
                     int[] counts = counts(ps, 3);
@@ -163,7 +163,7 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             } else {
                 try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
-                    ps.setQueryTimeout(waitSeconds);
+                    boundWait(ps, waitSeconds);
                     setRecord(ps, 1, record);
                     ps.executeUpdate();
                 }
@@ -248,7 +248,7 @@ public final class JdbcRecordStore implements RecordStore {
         return run(c -> {
             boolean onePostgres = dialect == Dialect.POSTGRESQL;
             try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.takeOverInOneStatement : sql.takeOver)) {
-                ps.setQueryTimeout(waitSeconds);
+                boundWait(ps, waitSeconds);
                 int i = 1;
                 ps.setString(i++, replacement.requestHash());
                 ps.setString(i++, replacement.ownerToken());
@@ -750,6 +750,14 @@ public final class JdbcRecordStore implements RecordStore {
     private static Instant instant(ResultSet rs, String column) throws SQLException {
         LocalDateTime value = rs.getObject(column, LocalDateTime.class);
         return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+
+    // Only where a claim in the business transaction asks for it: a timeout an operator set on the datasource (WildFly's
+    // query-timeout, for one) stays on every other statement.
+    private static void boundWait(PreparedStatement ps, int waitSeconds) throws SQLException {
+        if (waitSeconds > 0) {
+            ps.setQueryTimeout(waitSeconds);
+        }
     }
 
     private static int positive(int waitSeconds) {
