@@ -283,14 +283,7 @@ public final class JdbcRecordStore implements RecordStore {
             boolean onePostgres = dialect == Dialect.POSTGRESQL;
             boolean finished;
             try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.finishInOneStatement : sql.finish)) {
-                int i = 1;
-                ps.setString(i++, completion.status().name());
-                i = setOutcome(ps, i, completion.resourceId(), completion.response());
-                setInstant(ps, i++, completion.updatedAt());
-                setInstant(ps, i++, completion.expiresAt());
-                setInstant(ps, i++, completion.expiresAt());
-                ps.setString(i++, scopeKey);
-                ps.setString(i++, ownerToken);
+                int i = setFinish(ps, scopeKey, ownerToken, completion);
                 if (onePostgres) {
                     ps.setInt(i, RecordSql.stripe(scopeKey));
                 }
@@ -311,14 +304,7 @@ public final class JdbcRecordStore implements RecordStore {
         return run(c -> {
             boolean onePostgres = dialect == Dialect.POSTGRESQL;
             try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.finishChargedInOneStatement : sql.finish)) {
-                int i = 1;
-                ps.setString(i++, completion.status().name());
-                i = setOutcome(ps, i, completion.resourceId(), completion.response());
-                setInstant(ps, i++, completion.updatedAt());
-                setInstant(ps, i++, completion.expiresAt());
-                setInstant(ps, i++, completion.expiresAt());
-                ps.setString(i++, claimed.scopeKey());
-                ps.setString(i++, claimed.ownerToken());
+                int i = setFinish(ps, claimed.scopeKey(), claimed.ownerToken(), completion);
                 if (onePostgres) {
                     setCharge(ps, i, charge);
                     int[] counts = counts(ps, 3);
@@ -637,6 +623,20 @@ public final class JdbcRecordStore implements RecordStore {
         setInstant(ps, i++, record.createdAt());
         setInstant(ps, i++, record.updatedAt());
         setInstant(ps, i++, record.expiresAt());
+        return i;
+    }
+
+    // The parameters of RecordSql's finish (the same first ones in its PostgreSQL forms); answers the next index.
+    private static int setFinish(PreparedStatement ps, String scopeKey, String ownerToken, Completion completion)
+            throws SQLException {
+        int i = 1;
+        ps.setString(i++, completion.status().name());
+        i = setOutcome(ps, i, completion.resourceId(), completion.response());
+        setInstant(ps, i++, completion.updatedAt());
+        setInstant(ps, i++, completion.expiresAt());
+        setInstant(ps, i++, completion.expiresAt());
+        ps.setString(i++, scopeKey);
+        ps.setString(i++, ownerToken);
         return i;
     }
 
