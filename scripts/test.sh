@@ -3,7 +3,7 @@
 # tests — the payments demo on a managed WildFly (full profile, with its broker) over H2, PostgreSQL (the tests'
 # own cluster, with two-phase commit; plus a second WildFly node on the same database, and the fault scenarios)
 # and MariaDB (each with a two-node storm), an idempotent message-driven bean on H2 and PostgreSQL; on
-# Payara Server over PostgreSQL, with its OpenMQ broker (the demo with Redis there and on WildFly + H2); and, on Java 25 with the library jar built on Java 17,
+# Payara Server over PostgreSQL, with its OpenMQ broker (the demo keeps its outcomes in the machine's Redis, database 3, on every server); and, on Java 25 with the library jar built on Java 17,
 # WildFly over MariaDB and Payara Micro 7 (Jakarta EE 11) over H2. Under CI=true (the default here) no test may
 # skip for want of a database; any failure stops the run with a non-zero exit.
 set -euo pipefail
@@ -28,11 +28,8 @@ java17_library="$PWD/target/it-library-java17.jar"
 cp target/idempotency-cdi-*-SNAPSHOT.jar "$java17_library"
 rm -f target/reliability-report.md
 contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
-# The demo keeps finished payments in the machine's Redis (database 3, the tests' own) on WildFly + H2 and on
-# Payara Server: its contract holds with the Redis fast path on.
-redis_url=redis://127.0.0.1:6379/3
-step "real-server tests: WildFly + H2 (the demo with Redis), an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
-mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.redis="$redis_url" -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
+step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
+mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
 step "real-server tests: WildFly on Java 25 + MariaDB (the library built on Java 17), and a storm on two nodes"
@@ -42,7 +39,7 @@ cat target/reliability-report.md
 step "real-server tests: Payara Micro 7 (Jakarta EE 11) on Java 25 + H2 (the library built on Java 17)"
 PAYARA_MICRO_VERSION=7.2026.11 JAVA_HOME="$jdk25" mvn -B verify -Pit-payara -Dit.db=h2 \
   -Dit.library="$java17_library" "$@"
-step "real-server tests: Payara Server + PostgreSQL (configured with asadmin; the demo with Redis), an idempotent message-driven bean on OpenMQ"
-mvn -B verify -Pit-payara-server -Dit.db=postgresql -Dit.redis="$redis_url" \
+step "real-server tests: Payara Server + PostgreSQL (configured with asadmin), an idempotent message-driven bean on OpenMQ"
+mvn -B verify -Pit-payara-server -Dit.db=postgresql \
   -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT).*]' "$@"
 step "all tests passed"

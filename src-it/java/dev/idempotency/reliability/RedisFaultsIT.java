@@ -23,17 +23,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisFaultsIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
     private final ItDatabase db = ItDatabase.current();
-    private DedicatedRedis redis;
+    private dev.idempotency.testing.OwnRedis redis;
     private WildFlyNode a;
     private WildFlyNode b;
 
     @BeforeAll
     void start() throws Exception {
         db.start();
-        redis = DedicatedRedis.start();
+        redis = dev.idempotency.testing.OwnRedis.start();
         Map<String, String> withRedis = Map.of("idempotency.redis.url", redis.url());
         a = WildFlyNode.start(1, withRedis);
         b = WildFlyNode.start(2, withRedis);
@@ -107,7 +106,7 @@ class RedisFaultsIT {
         }
         faults.add("kill -9 of node A right after its outcomes reached Redis; B replays them");
 
-        LoadClient.sleep(LEASE.toMillis() + 1000);
+        // The clients' last retries, each until a final answer (settle follows Retry-After).
         for (int i = 0; i < all.size(); i++) {
             client.settle(i % 2 == 0 ? a.base() : b.base(), all.get(i));
         }

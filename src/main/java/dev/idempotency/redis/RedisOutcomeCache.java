@@ -43,7 +43,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
     private final Clock clock;
     private final Duration openFor;
     private final AtomicInteger failures = new AtomicInteger();
-    private volatile long skipUntilNanos;
+    private volatile Instant skipUntil = Instant.MIN;
     private volatile boolean open;
     private volatile UnifiedJedis client;
 
@@ -112,7 +112,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
 
     /** Whether the cache is skipped now, after failures in a row. */
     boolean skipping() {
-        return open && System.nanoTime() - skipUntilNanos < 0;
+        return open && clock.instant().isBefore(skipUntil);
     }
 
     private <T> T call(java.util.function.Function<UnifiedJedis, T> command) {
@@ -130,7 +130,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
             // JedisException and its kinds (connection refused, socket timeout, pool exhausted, cluster redirections
             // that ran out), and anything else a client may throw: the database answers instead.
             if (failures.incrementAndGet() >= FAILURES_TO_OPEN) {
-                skipUntilNanos = System.nanoTime() + openFor.toNanos();
+                skipUntil = clock.instant().plus(openFor);
                 if (!open) {
                     open = true;
                     LOG.log(Level.WARNING, "IDEM-W021 Redis (" + address + ") failed " + failures.get() + " times in a"

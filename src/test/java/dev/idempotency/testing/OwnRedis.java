@@ -16,6 +16,7 @@ public final class OwnRedis implements AutoCloseable {
     private final int port;
     private final java.util.List<String> command;
     private Process process;
+    private java.util.concurrent.BlockingQueue<String> log;
 
     private OwnRedis(int port, java.util.List<String> command) {
         this.port = port;
@@ -69,21 +70,39 @@ public final class OwnRedis implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
-    /** Starts it (again, empty) and waits until it answers PING. */
+    /**
+     * Starts it (again, empty) and waits for its log to say it is ready ("Ready to accept connections"; a Sentinel's,
+     * that it monitors its master).
+     */
     public void boot() throws IOException, InterruptedException {
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        log = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8));
+        Thread reader = new Thread(() -> {
+            try {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    log.add(line);
+                }
+            } catch (IOException ended) {
+                // The process is gone.
+            }
+        }, "redis-log-" + port);
+        reader.setDaemon(true);
+        reader.start();
+        awaitLog(command.contains("--sentinel") ? "+monitor master" : "Ready to accept connections");
+    }
+
+    /** Waits (20 s at most) for a line of its log that contains {@code text}, such as a Sentinel's +switch-master. */
+    public String awaitLog(String text) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            if (answers("PING").startsWith("+PONG")) {
-                return;
+        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+            String line = log.poll(left, TimeUnit.NANOSECONDS);
+            if (line != null && line.contains(text)) {
+                return line;
             }
-            if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server on port " + port + " exited with " + process.exitValue());
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
         }
-        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within 20 s");
+        throw new IllegalStateException("redis-server on port " + port + " never logged '" + text + "'");
     }
 
     /** kill -9. */
@@ -107,6 +126,12 @@ public final class OwnRedis implements AutoCloseable {
         if (!reply.startsWith("+OK")) {
             throw new IllegalStateException("FLUSHALL answered " + reply);
         }
+    }
+
+    /** How many entries it holds now (-1 when it does not answer). */
+    public long size() {
+        String reply = answers("DBSIZE");
+        return reply.startsWith(":") ? Long.parseLong(reply.substring(1)) : -1;
     }
 
     /** One inline command's first reply line, or "" when it cannot be sent or read. */
