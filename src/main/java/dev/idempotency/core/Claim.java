@@ -7,20 +7,26 @@ package dev.idempotency.core;
  * @param operation     the operation
  * @param ownerToken    128 random bits, hex
  * @param attempt       1 for the first execution, then one more per takeover
- * @param inTransaction whether the claim was written in the business transaction ({@code ClaimMode.IN_TRANSACTION}):
- *                      it exists for others only if that commits, so a rollback gives it back and nothing renews it
  * @param newRecord     whether the claim inserted the record: for a claim in the business transaction, its
  *                      caller's count of stored keys is charged when it finishes
  */
-public record Claim(Operation operation, String ownerToken, int attempt, boolean inTransaction, boolean newRecord) {
+public record Claim(Operation operation, String ownerToken, int attempt, boolean newRecord) {
 
-    /** A claim committed in a transaction of its own. */
+    /** A claim of an existing record, or one committed in a transaction of its own (which charged its key then). */
     public Claim(Operation operation, String ownerToken, int attempt) {
-        this(operation, ownerToken, attempt, false, false);
+        this(operation, ownerToken, attempt, false);
+    }
+
+    /**
+     * Whether the claim was written in the business transaction ({@code ClaimMode.IN_TRANSACTION}, as its endpoint's
+     * policy says): it exists for others only if that commits, so a rollback gives it back and nothing renews it.
+     */
+    public boolean inTransaction() {
+        return operation.policy().claimInTransaction();
     }
 
     @Override
     public String toString() {
-        return "Claim[" + operation.scope() + ", attempt=" + attempt + (inTransaction ? ", in transaction" : "") + "]";
+        return "Claim[" + operation.scope() + ", attempt=" + attempt + (inTransaction() ? ", in transaction" : "") + "]";
     }
 }

@@ -587,7 +587,7 @@ public final class IdempotencyProtocol {
                 return true;
             }, () -> {
                 events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
-                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1, true, true));
+                return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1, true));
             });
         }
         Instant now = clock.instant();
@@ -675,7 +675,7 @@ public final class IdempotencyProtocol {
         if (op.policy().claimInTransaction()) {
             return claimInTransaction(op, round, () -> store.takeOverInTransaction(op.scopeKey(), existing.ownerToken(),
                     existing.status(), next, op.policy().claimWaitSeconds()), () -> tookOver(op, existing,
-                    new Claim(op, next.ownerToken(), next.attempts(), true, false)));
+                    new Claim(op, next.ownerToken(), next.attempts())));
         }
         boolean won;
         long started = System.nanoTime();
