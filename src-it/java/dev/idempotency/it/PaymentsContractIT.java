@@ -54,6 +54,7 @@ class PaymentsContractIT {
         assertThat(REDIS).as("-Dit.redis (the pom sets the machine's Redis, database 3)").isNotEmpty();
         RawRedis redis = RawRedis.of(REDIS);
         long before = redis.count();
+        Metrics metricsBefore = Metrics.scrape();
         String key = key();
         String order = order("R");
         Api.Reply first = api.post("payments", payment(order, "10.00")).key(key).send();
@@ -70,6 +71,13 @@ class PaymentsContractIT {
         assertThat(fromDatabase.body()).isEqualTo(first.body());
         assertThat(redis.count()).as("read through: the payment's outcome, replayed from the database").isEqualTo(1);
         assertThat(payments(order)).hasSize(1);
+        // What an operator sees: the first request and the one after the flush missed, the replay and the misuse hit.
+        Metrics metrics = Metrics.scrape();
+        assertThat(metrics.delta(metricsBefore, "idempotency_cache_reads_total", "payments.create", "result", "hit"))
+                .isEqualTo(2);
+        assertThat(metrics.delta(metricsBefore, "idempotency_cache_reads_total", "payments.create", "result", "miss"))
+                .isEqualTo(2);
+        assertThat(metrics.value("idempotency_cache_skipped", "")).as("Redis answers: not skipped").isEqualTo(0.0);
     }
 
     /** The test's view of the run's Redis database: its size, and FLUSHDB, over a socket (RESP inline commands). */

@@ -90,7 +90,10 @@ public final class IdempotencyProtocol {
         }
         // A cached outcome stands for the record only if it is this operation's, finished and not expired; it is then
         // judged as the database's record would be (its fingerprint against the request's: a mismatch is 422).
-        Optional<IdempotencyRecord> cached = cache.get(op.scopeKey()).filter(r -> isOutcomeOf(op, r));
+        Optional<IdempotencyRecord> entry = cache.get(op.scopeKey());
+        Optional<IdempotencyRecord> cached = entry.filter(r -> isOutcomeOf(op, r));
+        events.cacheRead(op.policy().endpoint(), cached.isPresent() ? ProtocolEvents.CacheRead.HIT
+                : entry.isPresent() ? ProtocolEvents.CacheRead.REFUSED : ProtocolEvents.CacheRead.MISS);
         if (cached.isPresent()) {
             return cached;
         }

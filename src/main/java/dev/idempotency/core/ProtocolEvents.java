@@ -27,4 +27,18 @@ public interface ProtocolEvents {
     /** {@code step} of an operation of {@code endpoint} took {@code took}; by default not recorded. */
     default void timed(Step step, String endpoint, Duration took) {
     }
+
+    /** What a read of the outcome cache (Redis) gave an operation of {@code endpoint}. */
+    enum CacheRead {
+        /** The operation's finished outcome: the database was not read. */
+        HIT,
+        /** Nothing there, or the cache could not answer in time: the database was read. */
+        MISS,
+        /** An entry that is not this operation's finished, unexpired outcome: ignored, the database was read. */
+        REFUSED
+    }
+
+    /** A read of the outcome cache for an operation of {@code endpoint}; by default not recorded. */
+    default void cacheRead(String endpoint, CacheRead read) {
+    }
 }

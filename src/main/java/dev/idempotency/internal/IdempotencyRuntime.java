@@ -245,6 +245,13 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     meters.time(step, endpoint, took);
                 }
             }
+
+            @Override
+            public void cacheRead(String endpoint, CacheRead read) {
+                if (meters != null) {
+                    meters.cacheRead(endpoint, read);
+                }
+            }
         }, settings.maxWaiters());
         businessCommit = new BusinessCommit(protocol);
         leases = new LeaseKeeper(store, transactions, clock, this::fire);
@@ -481,7 +488,13 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         LOG.info("IDEM-I013 finished outcomes are kept in Redis (" + address.get() + ") and replayed from there;"
                 + " the database decides every claim");
         ownCache = true;
-        return dev.idempotency.redis.RedisOutcomeCache.connect(address.get(), settings.redisTimeout(), time);
+        IdempotencyMeters measured = meters;
+        dev.idempotency.redis.RedisOutcomeCache redis = dev.idempotency.redis.RedisOutcomeCache.connect(address.get(),
+                settings.redisTimeout(), time, measured == null ? command -> { } : measured::cacheFailed);
+        if (measured != null) {
+            measured.cacheSkipped(() -> redis.skipping() ? 1 : 0);
+        }
+        return redis;
     }
 
     @PreDestroy

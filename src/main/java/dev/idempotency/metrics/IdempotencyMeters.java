@@ -69,6 +69,21 @@ public final class IdempotencyMeters {
         backend.record("idempotency." + tag(step), took, ENDPOINT, endpoint);
     }
 
+    /** Counts a read of the outcome cache (Redis) by its result. */
+    public void cacheRead(String endpoint, ProtocolEvents.CacheRead read) {
+        backend.increment("idempotency.cache.reads", 1, ENDPOINT, endpoint, "result", tag(read));
+    }
+
+    /** Counts a cache command that failed (refused, timed out, unreadable); {@code command}: {@code get}, {@code set}. */
+    public void cacheFailed(String command) {
+        backend.increment("idempotency.cache.failures", 1, "command", command);
+    }
+
+    /** The gauge that is 1 while the cache is skipped after failures in a row (the requests read the database). */
+    public void cacheSkipped(DoubleSupplier skipped) {
+        backend.gauge("idempotency.cache.skipped", skipped);
+    }
+
     /** The gauge of operations whose lease ran out and that are not settled yet. */
     public void stuckOperations(DoubleSupplier count) {
         backend.gauge("idempotency.operations.stuck", count);

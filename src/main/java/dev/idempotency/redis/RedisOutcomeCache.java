@@ -19,6 +19,7 @@ import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -42,16 +43,19 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
     private final String address;
     private final Clock clock;
     private final Duration openFor;
+    private final Consumer<String> onFailure;
     private final AtomicInteger failures = new AtomicInteger();
     private volatile Instant skipUntil = Instant.MIN;
     private volatile boolean open;
     private volatile UnifiedJedis client;
 
-    RedisOutcomeCache(Supplier<UnifiedJedis> connect, String address, Clock clock, Duration openFor) {
+    RedisOutcomeCache(Supplier<UnifiedJedis> connect, String address, Clock clock, Duration openFor,
+                      Consumer<String> failed) {
         this.connect = connect;
         this.address = address;
         this.clock = clock;
         this.openFor = openFor;
+        this.onFailure = failed;
     }
 
     /**
@@ -59,9 +63,11 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
      * start-up only costs what it costs later (the requests go to the database).
      *
      * @param timeout each connect, command and pool wait at most this long
+     * @param failed   told of each command that failed, by name ({@code get}, {@code set}), for the metrics
      */
-    public static OutcomeCache connect(RedisAddress address, Duration timeout, Clock clock) {
-        return new RedisOutcomeCache(() -> client(address, timeout), address.toString(), clock, OPEN_FOR);
+    public static RedisOutcomeCache connect(RedisAddress address, Duration timeout, Clock clock,
+                                            Consumer<String> failed) {
+        return new RedisOutcomeCache(() -> client(address, timeout), address.toString(), clock, OPEN_FOR, failed);
     }
 
     static UnifiedJedis client(RedisAddress address, Duration timeout) {
@@ -91,7 +97,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
 
     @Override
     public Optional<IdempotencyRecord> get(String scopeKey) {
-        byte[] bytes = call(jedis -> jedis.get(key(scopeKey)));
+        byte[] bytes = call("get", jedis -> jedis.get(key(scopeKey)));
         return bytes == null ? Optional.empty() : CachedRecords.read(bytes);
     }
 
@@ -102,7 +108,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
             return;
         }
         byte[] value = CachedRecords.write(finished);
-        call(jedis -> jedis.set(key(finished.scopeKey()), value, SetParams.setParams().pxAt(expiresAt.toEpochMilli())));
+        call("set", jedis -> jedis.set(key(finished.scopeKey()), value, SetParams.setParams().pxAt(expiresAt.toEpochMilli())));
     }
 
     /** The entry's remaining time to live in milliseconds (for tests: it must end by the record's expiry). */
@@ -110,12 +116,12 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
         return client().pttl(key(scopeKey));
     }
 
-    /** Whether the cache is skipped now, after failures in a row. */
-    boolean skipping() {
+    /** Whether the cache is skipped now, after failures in a row: its commands are not sent, every read is a miss. */
+    public boolean skipping() {
         return open && clock.instant().isBefore(skipUntil);
     }
 
-    private <T> T call(java.util.function.Function<UnifiedJedis, T> command) {
+    private <T> T call(String name, java.util.function.Function<UnifiedJedis, T> command) {
         if (skipping()) {
             return null;
         }
@@ -129,6 +135,7 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
         } catch (RuntimeException failed) {
             // JedisException and its kinds (connection refused, socket timeout, pool exhausted, cluster redirections
             // that ran out), and anything else a client may throw: the database answers instead.
+            onFailure.accept(name);
             if (failures.incrementAndGet() >= FAILURES_TO_OPEN) {
                 skipUntil = clock.instant().plus(openFor);
                 if (!open) {

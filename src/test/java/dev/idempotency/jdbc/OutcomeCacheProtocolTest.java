@@ -8,6 +8,7 @@ import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.Operation;
+import dev.idempotency.core.ProtocolEvents;
 import dev.idempotency.redis.RedisAddress;
 import dev.idempotency.redis.RedisOutcomeCache;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -45,19 +46,29 @@ class OutcomeCacheProtocolTest {
     private CountingDataSource counted;
     private OutcomeCache redis;
     private IdempotencyProtocol protocol;
+    private final List<ProtocolEvents.CacheRead> cacheReads = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() {
         db = new StoreFixture(Databases.named("h2"), "idem_cache_test");
         counted = new CountingDataSource(db.database.dataSource());
         redis = RedisOutcomeCache.connect(RedisAddress.parse("redis://127.0.0.1:6379"), Duration.ofMillis(50),
-                Clock.systemUTC());
+                Clock.systemUTC(), command -> { });
         protocol = protocol(redis, Clock.systemUTC());
     }
 
     private IdempotencyProtocol protocol(OutcomeCache cache, Clock clock) {
         return new IdempotencyProtocol(JdbcRecordStore.forDataSource(counted, db.table), cache, db.transactions, clock,
-                new java.security.SecureRandom(), e -> { }, 4);
+                new java.security.SecureRandom(), new ProtocolEvents() {
+                    @Override
+                    public void publish(dev.idempotency.IdempotencyEvent event) {
+                    }
+
+                    @Override
+                    public void cacheRead(String endpoint, CacheRead read) {
+                        cacheReads.add(read);
+                    }
+                }, 4);
     }
 
     private static Operation op(String key, String body) {
@@ -147,10 +158,35 @@ class OutcomeCacheProtocolTest {
             closedPort = s.getLocalPort();
         }
         IdempotencyProtocol down = protocol(RedisOutcomeCache.connect(RedisAddress.parse("redis://127.0.0.1:" + closedPort),
-                Duration.ofMillis(50), Clock.systemUTC()), Clock.systemUTC());
+                Duration.ofMillis(50), Clock.systemUTC(), command -> { }), Clock.systemUTC());
+        cacheReads.clear();
         for (int i = 0; i < 5; i++) {
             assertThat(down.lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
         }
+        assertThat(cacheReads).as("a cache that cannot answer is a miss").hasSize(5)
+                .containsOnly(ProtocolEvents.CacheRead.MISS);
+    }
+
+    @Test
+    void everyReadOfTheCacheIsReportedByWhatItGave() {
+        Operation op = op(UUID.randomUUID().toString(), "{}");
+        cacheReads.clear();
+        Claim claim = claim(op);
+        assertThat(cacheReads).as("a new operation: nothing cached").containsExactly(ProtocolEvents.CacheRead.MISS);
+        var tx = db.transactions.joinOrBegin();
+        protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+        tx.commit();
+        protocol.lookUp(op);
+        assertThat(cacheReads).as("its retry").containsExactly(ProtocolEvents.CacheRead.MISS, ProtocolEvents.CacheRead.HIT);
+
+        Operation other = op(UUID.randomUUID().toString(), "{}");
+        Instant now = Instant.now();
+        redis.put(new IdempotencyRecord(other.scopeKey(), "globex", "alice", "payments.create",
+                other.fingerprint().stored(), RecordStatus.SUCCEEDED, Optional.empty(), Optional.of(FIRST), "t",
+                Optional.empty(), 1, now, now, now.plusSeconds(60)));
+        cacheReads.clear();
+        protocol.lookUp(other);
+        assertThat(cacheReads).as("another scope's entry").containsExactly(ProtocolEvents.CacheRead.REFUSED);
     }
 
     private void finishCommitted(Operation op) {

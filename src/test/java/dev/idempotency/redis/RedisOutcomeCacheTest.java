@@ -31,8 +31,14 @@ class RedisOutcomeCacheTest {
     }
 
     private static RedisOutcomeCache cache(String url, Duration openFor, Clock clock) {
+        return cache(url, openFor, clock, command -> { });
+    }
+
+    private static RedisOutcomeCache cache(String url, Duration openFor, Clock clock,
+                                           java.util.function.Consumer<String> failed) {
         RedisAddress address = RedisAddress.parse(url);
-        return new RedisOutcomeCache(() -> RedisOutcomeCache.client(address, TIMEOUT), address.toString(), clock, openFor);
+        return new RedisOutcomeCache(() -> RedisOutcomeCache.client(address, TIMEOUT), address.toString(), clock, openFor,
+                failed);
     }
 
     private static IdempotencyRecord finished(String scopeKey, Instant expiresAt) {
@@ -79,20 +85,39 @@ class RedisOutcomeCacheTest {
 
     @Test
     void aRedisThatRefusesIsAbsentAndSkippedAfterThreeFailuresInARow() {
+        List<String> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
         assertTimeoutPreemptively(NEVER_HANGS, () -> {
             int closedPort;
             try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
                 closedPort = s.getLocalPort();
             }
-            try (RedisOutcomeCache cache = cache("redis://127.0.0.1:" + closedPort, Duration.ofMinutes(1))) {
+            try (RedisOutcomeCache cache = cache("redis://127.0.0.1:" + closedPort, Duration.ofMinutes(1),
+                    Clock.systemUTC(), failed::add)) {
                 for (int i = 0; i < RedisOutcomeCache.FAILURES_TO_OPEN; i++) {
                     assertThat(cache.skipping()).isFalse();
                     assertThat(cache.get(scopeKey())).isEmpty();
                 }
                 assertThat(cache.skipping()).as("skipped after three failures in a row").isTrue();
                 cache.put(finished(scopeKey(), Instant.now().plusSeconds(60)));
+                cache.get(scopeKey());
             }
         });
+        assertThat(failed).as("each failed command is reported; skipped ones are not sent, so not failures")
+                .containsExactly("get", "get", "get");
+    }
+
+    @Test
+    void aWriteThatFailsIsReportedAsSuch() throws Exception {
+        List<String> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (OwnRedis redis = OwnRedis.start(); RedisOutcomeCache cache = cache(redis.url(), Duration.ofMinutes(1),
+                Clock.systemUTC(), failed::add)) {
+            String key = scopeKey();
+            cache.put(finished(key, Instant.now().plusSeconds(60)));
+            assertThat(failed).isEmpty();
+            redis.kill();
+            assertTimeoutPreemptively(NEVER_HANGS, () -> cache.put(finished(key, Instant.now().plusSeconds(60))));
+            assertThat(failed).containsExactly("set");
+        }
     }
 
     // kill -STOP: connections are accepted and nothing answers. Each call ends at the timeout; then Redis is skipped
@@ -160,6 +185,36 @@ class RedisOutcomeCacheTest {
                 String after = scopeKey();
                 fresh.put(finished(after, Instant.now().plusSeconds(60)));
                 assertThat(fresh.get(after)).as("written to the promoted replica (the master is dead)").isPresent();
+            }
+        }
+    }
+
+    // redis-cluster://: a real cluster of three masters, the entries spread over them by slot. A master killed: every
+    // read is absent or the entry that was written under its key, never another, and none waits past the timeout.
+    @Test
+    void aClusterAddressSpreadsEntriesOverItsMastersAndAKilledMasterIsAbsentNeverWrong() throws Exception {
+        try (OwnRedis a = OwnRedis.clusterNode(); OwnRedis b = OwnRedis.clusterNode(); OwnRedis c = OwnRedis.clusterNode()) {
+            OwnRedis.joinCluster(List.of(a, b, c));
+            try (RedisOutcomeCache cache = cache("redis-cluster://127.0.0.1:" + a.port() + ",127.0.0.1:" + b.port(),
+                    Duration.ofMinutes(1))) {
+                List<String> keys = new java.util.ArrayList<>();
+                for (int i = 0; i < 30; i++) {
+                    String key = scopeKey();
+                    cache.put(finished(key, Instant.now().plusSeconds(60)));
+                    keys.add(key);
+                }
+                for (String key : keys) {
+                    assertThat(cache.get(key)).as(key).hasValueSatisfying(r -> assertThat(r.scopeKey()).isEqualTo(key));
+                }
+                assertThat(List.of(a, b, c)).as("each master holds the entries of its slots")
+                        .allSatisfy(master -> assertThat(master.size()).isPositive());
+                assertThat(a.size() + b.size() + c.size()).isEqualTo(keys.size());
+                c.kill();
+                assertTimeoutPreemptively(NEVER_HANGS, () -> {
+                    for (String key : keys) {
+                        cache.get(key).ifPresent(r -> assertThat(r.scopeKey()).isEqualTo(key));
+                    }
+                });
             }
         }
     }

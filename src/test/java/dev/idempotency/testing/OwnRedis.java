@@ -47,6 +47,32 @@ public final class OwnRedis implements AutoCloseable {
         return sentinel;
     }
 
+    /** A master for a Redis Cluster, alone until {@link #joinCluster} (its node file in a directory of its own). */
+    public static OwnRedis clusterNode() throws IOException, InterruptedException {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("redis-cluster-");
+        dir.toFile().deleteOnExit();
+        return start(freePort(), "--cluster-enabled", "yes", "--cluster-config-file",
+                dir.resolve("nodes.conf").toString(), "--cluster-node-timeout", "1000");
+    }
+
+    /**
+     * Makes one cluster of {@code masters} (their slots shared out, no replicas) with {@code redis-cli --cluster create},
+     * and waits until each has logged that the cluster's state is ok.
+     */
+    public static void joinCluster(java.util.List<OwnRedis> masters) throws IOException, InterruptedException {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("redis-cli", "--cluster", "create"));
+        masters.forEach(m -> command.add("127.0.0.1:" + m.port));
+        command.addAll(java.util.List.of("--cluster-replicas", "0", "--cluster-yes"));
+        Process create = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(create.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!create.waitFor(60, TimeUnit.SECONDS) || create.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);
+        }
+        for (OwnRedis master : masters) {
+            master.awaitLog("Cluster state changed: ok");
+        }
+    }
+
     private static OwnRedis start(int port, String... extra) throws IOException, InterruptedException {
         java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("redis-server", "--port",
                 Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no"));
