@@ -39,7 +39,8 @@ final class WildFlyNode implements AutoCloseable {
     }
 
     /**
-     * Provisions (fresh) and starts node {@code n} (port 8080 + 100 (n + 1); 8180 is the two-node test's); with
+     * Starts node {@code n} (port 8080 + 100 (n + 1); 8180 is the two-node test's) on a fresh copy of the run's node
+     * template ({@link #template}); with
      * {@code byteman}, Byteman's agent runs in the node's JVM and listens on port 9290 + n for rules.
      */
     static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman)
@@ -55,21 +56,13 @@ final class WildFlyNode implements AutoCloseable {
                              java.util.List<String> operations) throws IOException, InterruptedException {
         Path first = Path.of(System.getProperty("it.server.dir"));
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
-        Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
         int offset = 100 * (n + 1);
-        // The run's server properties (src-it/provision.sh), plus this node's own.
-        StringBuilder extra = new StringBuilder(Files.readString(Path.of(first + ".properties")).trim());
-        extraProperties.forEach((k, v) -> extra.append(' ').append(k).append('=').append(v));
         String db = dbUrl.startsWith("jdbc:postgresql:") ? "postgresql" : ItDatabase.current().name;
-        ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
-                dir.toString(), db, "--demo").inheritIO();
-        provision.environment().putAll(Map.of(
-                "DB_URL", dbUrl,
-                "HTTP_PORT", Integer.toString(8080 + offset),
-                "IDEMPOTENCY_SECRET", Files.readString(Path.of(first + ".secret")).trim(),
-                "EXTRA_SYSTEM_PROPERTIES", extra.toString()));
-        if (provision.start().waitFor() != 0) {
-            throw new IllegalStateException("could not provision node " + n);
+        Path template = template(db, dbUrl);
+        Process copy = new ProcessBuilder("sh", "-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "copy", dir.toString(),
+                template.toString()).inheritIO().start();
+        if (copy.waitFor() != 0) {
+            throw new IllegalStateException("could not copy " + template + " to " + dir);
         }
         Path home = dir.resolve("wildfly-" + System.getProperty("it.wildfly.version", "39.0.1.Final"));
         Files.copy(Path.of(System.getProperty("it.war")), home.resolve("standalone/deployments/demo.war"),
@@ -84,11 +77,55 @@ final class WildFlyNode implements AutoCloseable {
                     + "=listener:true,address:127.0.0.1,port:" + bytemanPort + "\"\n", StandardOpenOption.APPEND);
         }
         WildFlyNode node = new WildFlyNode(dir, home, offset, bytemanPort);
-        if (!operations.isEmpty()) {
-            node.configureOffline(operations);
-        }
+        // What makes this node differ from the template: its database URL, the port the demo calls its acquirer on,
+        // its own properties, and the caller's operations.
+        java.util.List<String> own = new java.util.ArrayList<>();
+        own.add("postgresql".equals(db)
+                ? "/subsystem=datasources/xa-data-source=PaymentsDS/xa-datasource-properties=URL:write-attribute(name=value,"
+                        + " value=\"" + dbUrl + "\")"
+                : "/subsystem=datasources/data-source=PaymentsDS:write-attribute(name=connection-url, value=\"" + dbUrl + "\")");
+        own.add(setProperty("demo.acquirer.url", "http://127.0.0.1:" + (8080 + offset) + "/demo/api"));
+        extraProperties.forEach((k, v) -> own.add(setProperty(k, v)));
+        own.addAll(operations);
+        node.configureOffline(own);
         node.boot();
         return node;
+    }
+
+    private static final Map<String, Path> TEMPLATES = new java.util.HashMap<>();
+
+    /**
+     * The run's node configuration on database {@code db} (server-config with the run's secret and properties and the
+     * demo's settings), provisioned once per test JVM and never started: provisioning takes over a minute (unpacking,
+     * the driver module, eight embedded CLI runs) and every node differs from it in a few attributes only.
+     */
+    private static synchronized Path template(String db, String dbUrl) throws IOException, InterruptedException {
+        Path existing = TEMPLATES.get(db);
+        if (existing != null) {
+            return existing;
+        }
+        Path first = Path.of(System.getProperty("it.server.dir"));
+        Path template = first.resolveSibling(first.getFileName() + "-node-template-" + db);
+        Path root = Path.of(System.getProperty("it.war")).getParent().getParent().getParent().getParent();
+        ProcessBuilder provision = new ProcessBuilder(root.resolve("scripts/provision-wildfly.sh").toString(),
+                template.toString(), db, "--demo").inheritIO();
+        provision.environment().putAll(Map.of(
+                "DB_URL", dbUrl,
+                "IDEMPOTENCY_SECRET", Files.readString(Path.of(first + ".secret")).trim(),
+                // The run's server properties (src-it/provision.sh); each node adds its own.
+                "EXTRA_SYSTEM_PROPERTIES", Files.readString(Path.of(first + ".properties")).trim()));
+        if (provision.start().waitFor() != 0) {
+            throw new IllegalStateException("could not provision the nodes' template for " + db);
+        }
+        TEMPLATES.put(db, template);
+        return template;
+    }
+
+    // A system property set offline: added, or its value overwritten.
+    private static String setProperty(String name, String value) {
+        return "if (outcome == success) of /system-property=" + name + ":read-resource\n  /system-property=" + name
+                + ":write-attribute(name=value, value=\"" + value + "\")\nelse\n  /system-property=" + name
+                + ":add(value=\"" + value + "\")\nend-if";
     }
 
     URI base() {
@@ -132,9 +169,7 @@ final class WildFlyNode implements AutoCloseable {
     void restartWith(Map<String, String> properties) throws IOException, InterruptedException {
         close();
         java.util.List<String> operations = new java.util.ArrayList<>();
-        properties.forEach((k, v) -> operations.add("if (outcome == success) of /system-property=" + k
-                + ":read-resource\n  /system-property=" + k + ":write-attribute(name=value, value=\"" + v
-                + "\")\nelse\n  /system-property=" + k + ":add(value=\"" + v + "\")\nend-if"));
+        properties.forEach((k, v) -> operations.add(setProperty(k, v)));
         configureOffline(operations);
         boot();
     }

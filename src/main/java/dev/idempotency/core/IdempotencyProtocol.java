@@ -85,22 +85,36 @@ public final class IdempotencyProtocol {
      * @throws IdempotencyException 503 when the store cannot answer
      */
     public Optional<IdempotencyRecord> read(Operation op) {
-        if (!op.policy().cacheOutcomes()) {
-            return read(op.keys());
-        }
-        // A cached outcome stands for the record only if it is this operation's, finished and not expired; it is then
-        // judged as the database's record would be (its fingerprint against the request's: a mismatch is 422).
-        Optional<IdempotencyRecord> entry = cache.get(op.scopeKey());
-        Optional<IdempotencyRecord> cached = entry.filter(r -> isOutcomeOf(op, r));
-        events.cacheRead(op.policy().endpoint(), cached.isPresent() ? ProtocolEvents.CacheRead.HIT
-                : entry.isPresent() ? ProtocolEvents.CacheRead.REFUSED : ProtocolEvents.CacheRead.MISS);
+        Optional<IdempotencyRecord> cached = cachedOutcome(op);
         if (cached.isPresent()) {
             return cached;
         }
         Optional<IdempotencyRecord> found = read(op.keys());
-        // Read through: the next retry of a finished operation is answered by the cache.
-        found.filter(r -> isOutcomeOf(op, r)).ifPresent(cache::put);
+        if (op.policy().cacheOutcomes()) {
+            // Read through: the next retry of a finished operation is answered by the cache.
+            found.filter(r -> isOutcomeOf(op, r)).ifPresent(cache::put);
+        }
         return found;
+    }
+
+    // A cached outcome stands for the record only if it is this operation's, finished and not expired; it is then
+    // judged as the database's record would be (its fingerprint against the request's: a mismatch is 422).
+    private Optional<IdempotencyRecord> cachedOutcome(Operation op) {
+        if (!op.policy().cacheOutcomes()) {
+            return Optional.empty();
+        }
+        Optional<IdempotencyRecord> entry = cache.get(op.scopeKey());
+        Optional<IdempotencyRecord> cached = entry.filter(r -> isOutcomeOf(op, r));
+        events.cacheRead(op.policy().endpoint(), cached.isPresent() ? ProtocolEvents.CacheRead.HIT
+                : entry.isPresent() ? ProtocolEvents.CacheRead.REFUSED : ProtocolEvents.CacheRead.MISS);
+        return cached;
+    }
+
+    // The read an admission starts from. A claim in the business transaction reads the database with its INSERT
+    // (ADR 14): that INSERT finds a committed record at once (conflict, then the record is read) and waits for one
+    // that is not committed yet; a read before it would only cost a round trip and a commit on every new operation.
+    private Optional<IdempotencyRecord> firstRead(Operation op) {
+        return op.policy().claimInTransaction() ? cachedOutcome(op) : read(op);
     }
 
     private boolean isOutcomeOf(Operation op, IdempotencyRecord record) {
@@ -141,7 +155,7 @@ public final class IdempotencyProtocol {
      */
     public Admission admit(Operation op) {
         long started = System.nanoTime();
-        return admit(op, read(op), started);
+        return admit(op, firstRead(op), started);
     }
 
     /**
@@ -173,7 +187,7 @@ public final class IdempotencyProtocol {
      */
     public LookUp lookUp(Operation op) {
         long started = System.nanoTime();
-        Optional<IdempotencyRecord> read = read(op);
+        Optional<IdempotencyRecord> read = firstRead(op);
         return new LookUp(read, needsClaim(op, read) ? Optional.empty() : Optional.of(admit(op, read, started)));
     }
 
