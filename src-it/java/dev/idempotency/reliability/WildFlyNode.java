@@ -81,8 +81,10 @@ final class WildFlyNode implements AutoCloseable {
         // its own properties, and the caller's operations.
         java.util.List<String> own = new java.util.ArrayList<>();
         own.add("postgresql".equals(db)
-                ? "/subsystem=datasources/xa-data-source=PaymentsDS/xa-datasource-properties=URL:write-attribute(name=value,"
-                        + " value=\"" + dbUrl + "\")"
+                // An XA datasource property is read-only: replaced.
+                ? "/subsystem=datasources/xa-data-source=PaymentsDS/xa-datasource-properties=URL:remove\n"
+                        + "/subsystem=datasources/xa-data-source=PaymentsDS/xa-datasource-properties=URL:add(value=\""
+                        + dbUrl + "\")"
                 : "/subsystem=datasources/data-source=PaymentsDS:write-attribute(name=connection-url, value=\"" + dbUrl + "\")");
         own.add(setProperty("demo.acquirer.url", "http://127.0.0.1:" + (8080 + offset) + "/demo/api"));
         extraProperties.forEach((k, v) -> own.add(setProperty(k, v)));
