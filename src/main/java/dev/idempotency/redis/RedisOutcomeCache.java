@@ -50,12 +50,12 @@ public final class RedisOutcomeCache implements OutcomeCache, AutoCloseable {
     private volatile UnifiedJedis client;
 
     RedisOutcomeCache(Supplier<UnifiedJedis> connect, String address, Clock clock, Duration openFor,
-                      Consumer<String> failed) {
+                      Consumer<String> onFailure) {
         this.connect = connect;
         this.address = address;
         this.clock = clock;
         this.openFor = openFor;
-        this.onFailure = failed;
+        this.onFailure = onFailure;
     }
 
     /**
