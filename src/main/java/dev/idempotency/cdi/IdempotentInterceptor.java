@@ -230,7 +230,10 @@ public class IdempotentInterceptor {
             return fencedOut(claim, method, invocation, request);
         }
         if (tx.owned()) {
-            runtime.businessCommit().commitOwned(tx, exchange, claim, first);
+            if (!runtime.businessCommit().commitOwned(tx, exchange, claim, first)) {
+                // Refused at COMMIT for a conflict: nothing of this run committed; the winner's answer, if any.
+                return fencedOut(claim, method, invocation, request, () -> protocol.afterRefusedCommit(claim));
+            }
         } else {
             // Awaiting first: the transaction manager may report the end on another thread at any time now.
             exchange.awaitCommit(claim, first);
@@ -317,8 +320,14 @@ public class IdempotentInterceptor {
     // The winner's outcome when it has one, else 409 superseded (thrown by afterFenced).
     private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,
                              CapturedRequest request) throws Exception {
+        return fencedOut(claim, method, invocation, request, () -> runtime.protocol().afterFenced(claim.operation()));
+    }
+
+    // The answer the protocol gives after this run could not commit (a replay; it throws 409 or 503 otherwise).
+    private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,
+                             CapturedRequest request, java.util.function.Supplier<Admission> answer) throws Exception {
         exchange.settled(Optional.empty());
-        Admission winner = runtime.protocol().afterFenced(claim.operation());
+        Admission winner = answer.get();
         IdempotencyRecord record = ((Admission.Replay) winner).record();
         exchange.settled(replayable(record, method, invocation, request), true);
         return null;

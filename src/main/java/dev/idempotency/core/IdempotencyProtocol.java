@@ -333,10 +333,38 @@ public final class IdempotencyProtocol {
     }
 
     /**
+     * After the database refused to commit the business transaction of a finished execution for a conflict with
+     * another transaction (a serialization failure at COMMIT: on a Galera cluster, another node's takeover of the
+     * record certified first): nothing of the execution committed. While the record is still this executor's
+     * claim, it is given back and the answer is 503 (retry with the same key); once another executor has taken the
+     * operation over, the answer is {@link #afterFenced}'s: its outcome, or 409 while it runs.
+     *
+     * @throws IdempotencyException 503 when the claim was still ours, 409 when the winner has no outcome yet
+     */
+    public Admission afterRefusedCommit(Claim claim) {
+        Optional<IdempotencyRecord> found;
+        try {
+            release(claim);
+            found = transactions.requiresNew(() -> store.find(claim.operation().scopeKey()));
+        } catch (StoreUnavailableException e) {
+            throw unavailable(e);
+        }
+        if (found.isEmpty() || found.get().ownerToken().equals(claim.ownerToken())) {
+            throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE, "the database refused to commit"
+                    + " this attempt for a conflict with a concurrent transaction: nothing was done; retry with the same"
+                    + " key").retryAfter(STORE_RETRY_AFTER));
+        }
+        return afterFenced(claim.operation(), found);
+    }
+
+    /**
      * The answer for an executor that was fenced out: the winner's outcome if it has one, else 409.
      */
     public Admission afterFenced(Operation op) {
-        Optional<IdempotencyRecord> found = transactions.requiresNew(() -> store.find(op.scopeKey()));
+        return afterFenced(op, transactions.requiresNew(() -> store.find(op.scopeKey())));
+    }
+
+    private Admission afterFenced(Operation op, Optional<IdempotencyRecord> found) {
         if (found.isPresent() && found.get().status().isReplayable() && op.fingerprint().matches(found.get().requestHash())) {
             return replay(op, found.get());
         }
@@ -705,6 +733,14 @@ public final class IdempotencyProtocol {
                 return decide(op, reread(op), round + 1);
             }
             throw limitReached(op, exceeded.limit());
+        } catch (StoreUnavailableException e) {
+            if (!e.isContention()) {
+                throw e;
+            }
+            // Another transaction changed the record at the same moment (on a Galera cluster, another node's
+            // takeover certified first, and this one's commit was refused): as a lost compare-and-set, its record
+            // decides.
+            won = false;
         }
         if (!won) {
             return decide(op, reread(op), round + 1);

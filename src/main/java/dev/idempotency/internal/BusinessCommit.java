@@ -50,12 +50,20 @@ public final class BusinessCommit {
      * Commits a business transaction the library began. A rollback at commit is the application's failure
      * (a constraint checked at flush): its own exception is rethrown for its mappers. An unknown outcome is
      * settled here: committed, the first response goes out; not, 503.
+     *
+     * @return false when the database refused the commit for a conflict with another transaction (a Galera node's
+     * write set that lost certification to another node's takeover): nothing committed, and the caller answers with
+     * {@link IdempotencyProtocol#afterRefusedCommit}
      */
-    public void commitOwned(JtaTransactions.BusinessTransaction tx, IdempotentExchange exchange, Claim claim,
-                            StoredResponse first) {
+    public boolean commitOwned(JtaTransactions.BusinessTransaction tx, IdempotentExchange exchange, Claim claim,
+                               StoredResponse first) {
         try {
             tx.commit();
         } catch (JtaTransactions.TransactionFailure failure) {
+            if (failure.conflict()) {
+                LOG.log(Level.FINE, "the database refused the commit of " + claim + " for a conflict", failure);
+                return false;
+            }
             if (failure.rolledBack()) {
                 exchange.failed(ExchangeStage.FailureKind.BY_STATUS);
                 throw applicationCause(failure).orElseGet(() -> rolledBack(failure));
@@ -66,6 +74,7 @@ public final class BusinessCommit {
             }
         }
         exchange.settled(first, false);
+        return true;
     }
 
     /**

@@ -794,6 +794,12 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         } catch (NoSuchMethodException impossible) {
             throw new IllegalStateException(impossible);
         }
+        if (!chosen.uncommittedClaimsBlock()) {
+            throw new IdempotencyDefinitionException("IDEM-D022 endpoints " + inTransaction + " claim in the business"
+                    + " transaction (claim = IN_TRANSACTION), which is unsafe on this record store: its database lets"
+                    + " two nodes hold uncommitted claims of one key at once (a multi-primary cluster such as MariaDB"
+                    + " Galera certifies them only at commit), so both methods would run. Use claim = OWN_TRANSACTION");
+        }
     }
 
     /** Whether the business transaction committed, when its end did not say so plainly. */

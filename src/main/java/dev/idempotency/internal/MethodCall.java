@@ -145,16 +145,21 @@ public final class MethodCall {
             tx.abandonQuietly();
             return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
         }
-        if (owned) {
-            commit(tx, claim);
+        if (owned && !committed(tx, claim)) {
+            // Refused at COMMIT for a conflict: nothing of this call committed; the winner's result, if any.
+            return replayed(((Admission.Replay) runtime.protocol().afterRefusedCommit(claim)).record(), method);
         }
         return result;
     }
 
-    private void commit(JtaTransactions.BusinessTransaction tx, Claim claim) {
+    // False when the database refused the commit for a conflict with another transaction (BusinessCommit).
+    private boolean committed(JtaTransactions.BusinessTransaction tx, Claim claim) {
         try {
             tx.commit();
         } catch (JtaTransactions.TransactionFailure failure) {
+            if (failure.conflict()) {
+                return false;
+            }
             if (failure.rolledBack()) {
                 // Given back from its completion already.
                 throw new IdempotencyException(BusinessCommit.rolledBackProblem(), failure);
@@ -164,6 +169,7 @@ public final class MethodCall {
                 throw new IdempotencyException(BusinessCommit.retryLaterProblem(), failure);
             }
         }
+        return true;
     }
 
     // The method threw: nothing of its work commits. A final failure is recorded; any other gives the claim back.

@@ -55,26 +55,52 @@ public final class JdbcRecordStore implements RecordStore {
     private final Dialect dialect;
     private final String table;
     private final RecordSql sql;
+    private final boolean galera;
 
     public JdbcRecordStore(DataSource dataSource, Dialect dialect, String table) {
+        this(dataSource, dialect, table, false);
+    }
+
+    private JdbcRecordStore(DataSource dataSource, Dialect dialect, String table, boolean galera) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.table = Objects.requireNonNull(table, "table");
         this.sql = new RecordSql(table, dialect);
+        this.galera = galera;
     }
 
     /**
-     * A store on a DataSource whose database is recognised from its metadata.
+     * A store on a DataSource whose database is recognised from its metadata. A node of a MariaDB Galera Cluster
+     * must be read causally (docs/adr/0016): a read on one node right after a commit on another may otherwise
+     * miss it, and a replay becomes a claim that can only lose.
      *
      * @throws StoreUnavailableException when no connection can be opened to read the metadata
+     * @throws dev.idempotency.IdempotencyDefinitionException on a Galera node whose sessions do not read causally
      */
     public static JdbcRecordStore forDataSource(DataSource dataSource, String table) {
         try (Connection c = dataSource.getConnection()) {
-            return new JdbcRecordStore(dataSource, Dialect.of(c.getMetaData().getDatabaseProductName()), table);
+            Dialect dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
+            boolean galera = dialect == Dialect.MARIADB && GaleraSession.of(c).map(GaleraSession::requireCausalReads)
+                    .isPresent();
+            return new JdbcRecordStore(dataSource, dialect, table, galera);
         } catch (SQLException e) {
             throw new StoreUnavailableException("IDEM-S003 could not read the database product of the DataSource", e,
                     false);
         }
+    }
+
+    /**
+     * False on a MariaDB Galera Cluster: a claim's uncommitted INSERT holds no lock on the other nodes, so two claims
+     * of one key on two nodes both go on, and the loser learns it only at COMMIT — after its method ran.
+     */
+    @Override
+    public boolean uncommittedClaimsBlock() {
+        return !galera;
+    }
+
+    /** Whether the database is a node of a MariaDB Galera Cluster (wsrep_on). */
+    public boolean galera() {
+        return galera;
     }
 
     public Dialect dialect() {

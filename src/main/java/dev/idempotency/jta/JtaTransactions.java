@@ -183,6 +183,36 @@ public final class JtaTransactions implements TransactionBoundary {
         public boolean rolledBack() {
             return rolledBack;
         }
+
+        /**
+         * Whether the database refused the commit for a conflict with another transaction (SQLState class 40,
+         * transaction rollback: a serialization failure or deadlock, as a Galera node reports a write set that lost
+         * certification) rather than for something of the application's.
+         */
+        public boolean conflict() {
+            if (!rolledBack) {
+                return false;
+            }
+            // Narayana adds what its resources threw (an XAException caused by the driver's SQLException) to its
+            // RollbackException as suppressed exceptions, not as its cause: both are searched.
+            java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            java.util.Deque<Throwable> next = new java.util.ArrayDeque<>();
+            next.add(getCause() == null ? this : getCause());
+            while (!next.isEmpty() && seen.size() < 64) {
+                Throwable t = next.poll();
+                if (!seen.add(t)) {
+                    continue;
+                }
+                if (t instanceof java.sql.SQLException sql && String.valueOf(sql.getSQLState()).startsWith("40")) {
+                    return true;
+                }
+                if (t.getCause() != null) {
+                    next.add(t.getCause());
+                }
+                next.addAll(java.util.Arrays.asList(t.getSuppressed()));
+            }
+            return false;
+        }
     }
 
     /** The transaction the business method runs in. */

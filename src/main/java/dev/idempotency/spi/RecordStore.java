@@ -80,6 +80,17 @@ public interface RecordStore {
         throw new UnsupportedOperationException(getClass().getName() + " does not claim in the business transaction");
     }
 
+    /**
+     * Whether a claim in the business transaction that has not committed yet makes a concurrent claim of the same key
+     * wait for it, whichever node of the database the other claim runs on: true where one server decides the unique
+     * key. False for a multi-primary cluster that certifies transactions at commit (MariaDB Galera): both claims go
+     * on, and both methods run before one of them fails to commit. Endpoints that claim in the business transaction
+     * are refused at deployment on a store that answers false.
+     */
+    default boolean uncommittedClaimsBlock() {
+        return true;
+    }
+
     /** The record with that scope key, expired or not. */
     Optional<IdempotencyRecord> find(String scopeKey);
 

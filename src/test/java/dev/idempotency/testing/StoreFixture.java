@@ -14,17 +14,28 @@ public final class StoreFixture {
     public final String table;
 
     public StoreFixture(TestDatabase database, String table) {
+        this(database, table, true);
+    }
+
+    private StoreFixture(TestDatabase database, String table, boolean fresh) {
         this.database = database;
         this.table = table;
         this.transactions = new JtaTransactions(Narayana.transactionManager());
-        database.update("DROP TABLE IF EXISTS " + table);
-        database.update("DROP TABLE IF EXISTS " + table + "_quota");
-        database.update("DROP TABLE IF EXISTS " + table + "_released");
+        if (fresh) {
+            database.update("DROP TABLE IF EXISTS " + table);
+            database.update("DROP TABLE IF EXISTS " + table + "_quota");
+            database.update("DROP TABLE IF EXISTS " + table + "_released");
+        }
         this.store = JdbcRecordStore.forDataSource(database.dataSource(), table);
         transactions.requiresNew(() -> {
             store.createSchema();
             return null;
         });
+    }
+
+    /** A store on the table as it is (created when absent): another node's view of a fixture's table. */
+    public static StoreFixture existing(TestDatabase database, String table) {
+        return new StoreFixture(database, table, false);
     }
 
     /** The protocol on this store, with the system clock, as a concurrent server would run it. */

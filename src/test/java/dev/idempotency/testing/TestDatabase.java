@@ -73,6 +73,16 @@ public final class TestDatabase {
         return new TestDatabase("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "");
     }
 
+    /** A MariaDB of a test's own (a Galera node, a multi-host URL), as root without a password. */
+    public static TestDatabase mariadb(String url) {
+        return new TestDatabase("MariaDB", url, "root", "");
+    }
+
+    /** Closes its pool (a database of a test's own, before that database goes away). */
+    public void close() {
+        dataSource.close();
+    }
+
     /**
      * The same database through a pool whose sessions give up waiting for a row lock after a fraction of
      * a second (PostgreSQL lock_timeout, MariaDB innodb_lock_wait_timeout, H2 LOCK_TIMEOUT).
