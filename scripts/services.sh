@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Makes sure the services the tests talk to are up: PostgreSQL on 127.0.0.1:5432 (trust auth, database
 # test), MariaDB on 127.0.0.1:3306 (root, empty password, database test) and Redis on 127.0.0.1:6379.
-# Starts a stopped one with the machine's own command; installs a missing one from Debian's packages.
+# Starts a stopped one with the machine's own command; installs a missing one from Debian's packages, and
+# Galera (galera-4, rsync) for the tests' own clusters.
 set -euo pipefail
 
 need_install=()
 command -v pg_ctlcluster >/dev/null || need_install+=(postgresql)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need_install+=(mariadb-server)
 command -v redis-server >/dev/null || need_install+=(redis-server)
+# The Galera tests start clusters of their own from these (the shared MariaDB stays as it is).
+[ -e /usr/lib/galera/libgalera_smm.so ] || need_install+=(galera-4)
+command -v rsync >/dev/null || need_install+=(rsync)
 if [ ${#need_install[@]} -gt 0 ]; then
   echo "services: installing ${need_install[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_install[@]}"

@@ -4,7 +4,7 @@
 # own cluster, with two-phase commit; plus a second WildFly node on the same database, and the fault scenarios)
 # and MariaDB (each with a two-node storm), an idempotent message-driven bean on H2 and PostgreSQL; on
 # Payara Server over PostgreSQL, with its OpenMQ broker (the demo keeps its outcomes in the machine's Redis, database 3, on every server); and, on Java 25 with the library jar built on Java 17,
-# WildFly over MariaDB and Payara Micro 7 (Jakarta EE 11) over H2. Under CI=true (the default here) no test may
+# WildFly over MariaDB (and over a three-node MariaDB Galera Cluster of the tests' own) and Payara Micro 7 (Jakarta EE 11) over H2. Under CI=true (the default here) no test may
 # skip for want of a database; any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,14 +27,13 @@ mvn -B -q -f examples/payments/pom.xml package
 java17_library="$PWD/target/it-library-java17.jar"
 cp target/idempotency-cdi-*-SNAPSHOT.jar "$java17_library"
 rm -f target/reliability-report.md
-contract_and_load='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT).*]'
 step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
 mvn -B verify -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
 mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' "$@"
-step "real-server tests: WildFly on Java 25 + MariaDB (the library built on Java 17), and a storm on two nodes"
+step "real-server tests: WildFly on Java 25 + MariaDB (the library built on Java 17), a storm on two nodes, and on a Galera cluster"
 JAVA_HOME="$jdk25" mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.library="$java17_library" \
-  -Dit.includes="$contract_and_load" "$@"
+  -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT|GaleraFaultsIT).*]' "$@"
 cat target/reliability-report.md
 step "real-server tests: Payara Micro 7 (Jakarta EE 11) on Java 25 + H2 (the library built on Java 17)"
 PAYARA_MICRO_VERSION=7.2026.11 JAVA_HOME="$jdk25" mvn -B verify -Pit-payara -Dit.db=h2 \

@@ -169,11 +169,16 @@ final class LoadClient {
      * 202 of an asynchronous operation that is still running).
      */
     Answer settle(URI node, Operations.Operation op) {
-        Answer answer = send(node, op, true);
+        return settle(node, op, true);
+    }
+
+    /** {@link #settle(URI, Operations.Operation)} with the operation's body, or with its other one. */
+    Answer settle(URI node, Operations.Operation op, boolean sameBody) {
+        Answer answer = send(node, op, sameBody);
         for (int i = 0; i < 30 && (answer.status() == 0 || answer.status() == 202 || answer.status() == 409
                 || answer.status() == 425 || answer.status() == 429 || answer.status() == 503); i++) {
             sleep(answer.retryAfterMillis());
-            answer = send(node, op, true);
+            answer = send(node, op, sameBody);
         }
         return answer;
     }

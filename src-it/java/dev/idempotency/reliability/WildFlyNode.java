@@ -49,15 +49,16 @@ final class WildFlyNode implements AutoCloseable {
     }
 
     /**
-     * The general form: the node's datasource on {@code dbUrl} (a PostgreSQL URL unless it is the run's
-     * database), and management operations applied offline before the first start (e.g. the transaction timeout).
+     * The general form: the node's datasource on {@code dbUrl} (a PostgreSQL or MariaDB URL, or the run's
+     * database's), and management operations applied offline before the first start (e.g. the transaction timeout).
      */
     static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman, String dbUrl,
                              java.util.List<String> operations) throws IOException, InterruptedException {
         Path first = Path.of(System.getProperty("it.server.dir"));
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
         int offset = 100 * (n + 1);
-        String db = dbUrl.startsWith("jdbc:postgresql:") ? "postgresql" : ItDatabase.current().name;
+        String db = dbUrl.startsWith("jdbc:postgresql:") ? "postgresql"
+                : dbUrl.startsWith("jdbc:mariadb:") ? "mariadb" : ItDatabase.current().name;
         Path template = template(db, dbUrl);
         Process copy = new ProcessBuilder("sh", "-c", "rm -rf \"$1\" && cp -a \"$2\" \"$1\"", "copy", dir.toString(),
                 template.toString()).inheritIO().start();

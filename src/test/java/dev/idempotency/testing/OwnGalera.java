@@ -295,6 +295,11 @@ public final class OwnGalera implements AutoCloseable {
             }
         }
 
+        /** Whether its process runs (it may still be joining). */
+        public boolean running() {
+            return process != null && process.isAlive();
+        }
+
         /** kill -9. */
         public void kill() {
             if (process != null && process.isAlive()) {

@@ -1,0 +1,168 @@
+package dev.idempotency.reliability;
+
+import dev.idempotency.testing.OwnGalera;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Scenario 18: the record store on a MariaDB Galera Cluster of the test's own (three local nodes from Debian's
+ * galera-4, on ports of their own; the machine's MariaDB is not touched). WildFly node A reaches Galera node 1 first,
+ * node B Galera node 2 first (Connector/J's sequential multi-host URL, node 3 next), both reading causally
+ * ({@code wsrep_sync_wait=1}). The storm of scenario 1 runs on them; then again while a Galera node is killed with
+ * {@code kill -9} and rejoins, and while a node is cut off from the group ({@code gmcast.isolate}) so that it loses
+ * quorum and refuses every statement with 1047. The same checker, on the cluster, afterwards.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GaleraFaultsIT {
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private static final String SESSION = "sessionVariables=wsrep_sync_wait=1";
+    private final Scale scale = Scale.current();
+    private OwnGalera galera;
+    private WildFlyNode a;
+    private WildFlyNode b;
+
+    @BeforeAll
+    void start() throws Exception {
+        galera = OwnGalera.start(3);
+        galera.node(1).sql("CREATE DATABASE idem_it");
+        // Galera certifies a claim only at COMMIT, so one that holds its claim in the business transaction is
+        // refused at deployment (IDEM-D022): the demo's one-commit endpoint claims in a transaction of its own here.
+        Map<String, String> ownTransaction = Map.of("idempotency.endpoints.payments.one-commit.claim", "own-transaction");
+        a = WildFlyNode.start(5, ownTransaction, false, url(1, 3), List.of());
+        b = WildFlyNode.start(6, ownTransaction, false, url(2, 3), List.of());
+    }
+
+    // A sequential multi-host URL: the first node while it accepts connections, then the next.
+    private String url(int first, int then) {
+        return "jdbc:mariadb:sequential://127.0.0.1:" + galera.node(first).sqlPort() + ",127.0.0.1:"
+                + galera.node(then).sqlPort() + "/idem_it?" + SESSION;
+    }
+
+    @AfterAll
+    void stop() {
+        if (a != null) {
+            a.close();
+        }
+        if (b != null) {
+            b.close();
+        }
+        if (galera != null) {
+            galera.close();
+        }
+    }
+
+    @Test
+    void stormOnTwoWildFlyNodesOnTwoGaleraNodes() throws Exception {
+        storm("18a. Galera: storm on 2 WildFly nodes, each on its own Galera node", "none (concurrency only)",
+                () -> { });
+    }
+
+    @Test
+    void aGaleraNodeKilledMidStormRejoinsAndNothingIsLostOrDoubled() throws Exception {
+        OwnGalera.Node second = galera.node(2);
+        try {
+            storm("18b. Galera: kill -9 of a Galera node mid-storm, and its rejoin",
+                    "Galera node 2 (node B's first) killed 1 s into the storm, restarted 3 s later (it rejoins by a state"
+                            + " transfer while the storm goes on)", () -> {
+                        LoadClient.sleep(1000);
+                        second.kill();
+                        LoadClient.sleep(3000);
+                        second.restart();
+                    });
+        } finally {
+            if (!second.running()) {
+                second.restart();
+            }
+        }
+        assertThat(second.status("wsrep_cluster_size")).as("the killed node is back in the cluster").isEqualTo("3");
+    }
+
+    @Test
+    void aGaleraNodeCutOffFromTheGroupRefusesAndCatchesUpWhenItRejoins() throws Exception {
+        OwnGalera.Node first = galera.node(1);
+        try {
+            storm("18c. Galera: a Galera node cut off from the group mid-storm (no quorum: 1047), then rejoined",
+                    "Galera node 1 (node A's first) isolated (gmcast.isolate=1) 1 s into the storm, for 5 s", () -> {
+                        LoadClient.sleep(1000);
+                        first.isolate();
+                        LoadClient.sleep(5000);
+                        first.rejoin();
+                    });
+        } finally {
+            first.rejoin();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Fault {
+        void inject() throws Exception;
+    }
+
+    private void storm(String title, String faults, Fault fault) throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8), scale.keys,
+                null, Operations.PAYMENTS);
+        CompletableFuture<Void> injected = CompletableFuture.runAsync(() -> {
+            try {
+                fault.inject();
+            } catch (Exception e) {
+                throw new IllegalStateException("the fault could not be injected", e);
+            }
+        });
+        Duration took = client.storm(List.of(a.base(), b.base()), ops, scale.clients, scale.minSends, scale.maxSends, 18);
+        injected.get(2, TimeUnit.MINUTES);
+        LoadClient.sleep(LEASE.toMillis() + 1000);
+        List<String> unsettled = new java.util.ArrayList<>();
+        for (int i = 0; i < ops.size(); i++) {
+            URI node = i % 2 == 0 ? a.base() : b.base();
+            LoadClient.Answer last = client.settle(node, ops.get(i));
+            if (last.status() == 422) {
+                // The key's first request was the misuse (the other body), and it was given back (FAILED_RETRYABLE)
+                // after a fault: the key stays bound to that request, whose own client retries it to the end.
+                last = client.settle(node, ops.get(i), false);
+            }
+            if (last.status() != 201) {
+                unsettled.add(ops.get(i).key() + ": " + last.status() + " " + last.body() + ", record "
+                        + Checker.text(new Cluster(), "SELECT CONCAT(status, ' attempts ', attempts, ' ', request_hash)"
+                        + " FROM idempotency_record WHERE scope_key = ?", ops.get(i).scopeKey()));
+            }
+        }
+        Checker.Result result = Checker.check(ops, history, new Cluster());
+        Report.write(title, scale.clients + " clients, " + ops.size() + " keys, " + history.ops().size()
+                        + " requests (" + scale.minSends + "-" + scale.maxSends + " per key, 3% with another body)",
+                faults, took, history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).as("operations executed; the last answer of those not settled by 201: "
+                + unsettled).isEqualTo(ops.size());
+    }
+
+    /** The checker's view: node 3 (never faulted here), read causally. */
+    private final class Cluster implements Checker.Database {
+        @Override
+        public Connection connect() throws SQLException {
+            return DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + galera.node(3).sqlPort() + "/idem_it?"
+                    + SESSION, "root", "");
+        }
+
+        @Override
+        public String utcNow() {
+            return "(" + ItDatabase.MARIADB.dialect.utcNowQuery() + ")";
+        }
+    }
+}
