@@ -143,19 +143,8 @@ class GaleraRecordStoreTest extends RecordStoreContract {
         CountDownLatch finishedOnNode1 = new CountDownLatch(1);
         CountDownLatch takenOverOnNode2 = new CountDownLatch(1);
         ExecutorService business = Executors.newSingleThreadExecutor();
-        Future<JtaTransactions.TransactionFailure> commit = business.submit(() -> {
-            JtaTransactions.BusinessTransaction tx = db.transactions.joinOrBegin();
-            assertThat(first.finish(claim, RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-1")))
-                    .as("node 1 has not seen the takeover yet").isTrue();
-            finishedOnNode1.countDown();
-            takenOverOnNode2.await(30, TimeUnit.SECONDS);
-            try {
-                tx.commit();
-                return null;
-            } catch (JtaTransactions.TransactionFailure refused) {
-                return refused;
-            }
-        });
+        Future<JtaTransactions.TransactionFailure> commit = business.submit(
+                () -> finishThenCommit(first, claim, finishedOnNode1, takenOverOnNode2));
         try {
             assertThat(finishedOnNode1.await(30, TimeUnit.SECONDS)).isTrue();
             clock.advance(Duration.ofSeconds(6));
@@ -197,18 +186,8 @@ class GaleraRecordStoreTest extends RecordStoreContract {
         CountDownLatch finishedOnNode1 = new CountDownLatch(1);
         CountDownLatch changedOnNode2 = new CountDownLatch(1);
         ExecutorService business = Executors.newSingleThreadExecutor();
-        Future<JtaTransactions.TransactionFailure> commit = business.submit(() -> {
-            JtaTransactions.BusinessTransaction tx = db.transactions.joinOrBegin();
-            assertThat(first.finish(claim, RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-1"))).isTrue();
-            finishedOnNode1.countDown();
-            changedOnNode2.await(30, TimeUnit.SECONDS);
-            try {
-                tx.commit();
-                return null;
-            } catch (JtaTransactions.TransactionFailure refused) {
-                return refused;
-            }
-        });
+        Future<JtaTransactions.TransactionFailure> commit = business.submit(
+                () -> finishThenCommit(first, claim, finishedOnNode1, changedOnNode2));
         try {
             assertThat(finishedOnNode1.await(30, TimeUnit.SECONDS)).isTrue();
             // The claim's own lease renewed through another node (a pool on a multi-host URL): the same row, written
@@ -230,6 +209,23 @@ class GaleraRecordStoreTest extends RecordStoreContract {
             assertThat(first.admit(op)).isInstanceOf(Admission.Execute.class);
         } finally {
             business.shutdownNow();
+        }
+    }
+
+    // Node 1's business transaction: the fenced finish (which must report its row: node 1 has seen nothing of node 2's
+    // change yet), then the commit once node 2 has committed its change. What the commit threw; null when it committed.
+    private JtaTransactions.TransactionFailure finishThenCommit(IdempotencyProtocol node1, Claim claim,
+                                                                CountDownLatch finished, CountDownLatch changedOnNode2)
+            throws InterruptedException {
+        JtaTransactions.BusinessTransaction tx = db.transactions.joinOrBegin();
+        assertThat(node1.finish(claim, RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-1"))).isTrue();
+        finished.countDown();
+        changedOnNode2.await(30, TimeUnit.SECONDS);
+        try {
+            tx.commit();
+            return null;
+        } catch (JtaTransactions.TransactionFailure refused) {
+            return refused;
         }
     }
 
