@@ -66,6 +66,17 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aClaimInTheBusinessTransactionOnAGaleraClusterFailsTheDeployment() {
+        set("idempotency.endpoints.valid.create.claim", "in-transaction");
+        set("idempotency.secret", "deployment-test-secret-0123456789abcdef");
+        assertThatThrownBy(() -> WeldInitiator.createWeld().addExtension(new IdempotencyExtension())
+                .addExtension(new TransactionExtension())
+                .addBeanClasses(Misuses.Valid.class, StoreOnGalera.class).initialize().close())
+                .satisfies(e -> assertThat(messages(e)).contains("IDEM-D022").contains("[valid.create]")
+                        .contains("OWN_TRANSACTION"));
+    }
+
+    @Test
     void aGlobalClaimInTheBusinessTransactionAppliesWhereItCanAndLeavesTheOthersTheirOwn() {
         set("idempotency.claim", "in-transaction");
         set("idempotency.in-flight", "accepted");

@@ -155,6 +155,7 @@ public final class OwnGalera implements AutoCloseable {
         private final int sstPort;
         private Process process;
         private BlockingQueue<String> log;
+        private volatile boolean isolated;
 
         Node(int number, Path dir, int sqlPort, int gcommPort, int istPort, int sstPort) {
             this.number = number;
@@ -313,16 +314,23 @@ public final class OwnGalera implements AutoCloseable {
         }
 
         /**
-         * Cuts it off from the other nodes' group communication ({@code gmcast.isolate}): alone, it has no quorum and
-         * refuses every query with 1047; {@link #rejoin()} ends it.
+         * Cuts it off from the other nodes' group communication ({@code gmcast.isolate}) and waits until it has seen
+         * itself alone (no primary component): it then refuses every query with 1047; {@link #rejoin()} ends it.
          */
-        public void isolate() throws java.sql.SQLException {
+        public void isolate() throws java.sql.SQLException, InterruptedException {
             sql("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+            isolated = true;
+            awaitLog("New COMPONENT: primary = no", START_SECONDS);
         }
 
-        /** Ends {@link #isolate()}: it reconnects and catches up. */
-        public void rejoin() throws java.sql.SQLException {
+        /** Ends {@link #isolate()} and waits until it is synced with the group again; nothing when not isolated. */
+        public void rejoin() throws java.sql.SQLException, InterruptedException {
+            if (!isolated) {
+                return;
+            }
             sql("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+            isolated = false;
+            awaitLog("Synchronized with group", START_SECONDS);
         }
 
         /** A global status variable's value ({@code wsrep_cluster_size}, {@code wsrep_local_state_comment}). */
