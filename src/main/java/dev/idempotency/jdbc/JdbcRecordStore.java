@@ -42,6 +42,7 @@ import java.util.Optional;
  * every supported database keeps exactly.
  */
 public final class JdbcRecordStore implements RecordStore {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(JdbcRecordStore.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, List<String>>> HEADERS = new TypeReference<>() {
     };
@@ -82,6 +83,11 @@ public final class JdbcRecordStore implements RecordStore {
             Dialect dialect = Dialect.of(c.getMetaData().getDatabaseProductName());
             boolean galera = dialect == Dialect.MARIADB && GaleraSession.of(c).map(GaleraSession::requireCausalReads)
                     .isPresent();
+            if (dialect == Dialect.POSTGRESQL) {
+                // Warned, not refused: replication can change after the deployment, and the risk is the operator's.
+                PostgresReplication.of(c).map(PostgresReplication::risks).orElse(List.of())
+                        .forEach(risk -> LOG.warning(risk));
+            }
             return new JdbcRecordStore(dataSource, dialect, table, galera);
         } catch (SQLException e) {
             throw new StoreUnavailableException("IDEM-S003 could not read the database product of the DataSource", e,
