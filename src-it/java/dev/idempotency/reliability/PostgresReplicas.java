@@ -76,7 +76,12 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
      */
     void ready(boolean synchronous) throws IOException, InterruptedException, SQLException {
         int standby = 1 - primary;
-        if (!standbyUp) {
+        // Also after a scenario that failed half-way (its standby stopped, say): rebuilt from the primary.
+        if (!standbyUp || count("SELECT COUNT(*) FROM pg_stat_replication WHERE state = 'streaming'") == 0) {
+            // Not synchronous while there is no standby (nothing would commit), nor when it connects: the log line
+            // awaited below must come after this method's own change.
+            setStandbyNames("");
+            this.synchronous = false;
             run(false, "pg_dropcluster", version, NAMES[standby], "--stop");
             createCluster(standby);
             Path data = Path.of("/var/lib/postgresql", version, NAMES[standby]);
@@ -92,8 +97,7 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
             standbyUp = true;
         }
         try (LogWatch log = new LogWatch(logFile(primary))) {
-            execute(PORTS[primary], "ALTER SYSTEM SET synchronous_standby_names = '" + (synchronous ? "*" : "") + "'");
-            execute(PORTS[primary], "SELECT pg_reload_conf()");
+            setStandbyNames(synchronous ? "*" : "");
             if (synchronous && !this.synchronous) {
                 log.await("is now a synchronous standby");
             }
@@ -120,9 +124,13 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
         standbyUp = false;
         // The promoted copy has the old primary's synchronous_standby_names and no standby yet: every commit would wait.
         // A failover tool does the same (Patroni's non-strict synchronous mode) until a standby streams again.
-        execute(PORTS[primary], "ALTER SYSTEM SET synchronous_standby_names = ''");
-        execute(PORTS[primary], "SELECT pg_reload_conf()");
+        setStandbyNames("");
         synchronous = false;
+    }
+
+    private void setStandbyNames(String names) throws SQLException {
+        execute(PORTS[primary], "ALTER SYSTEM SET synchronous_standby_names = '" + names + "'");
+        execute(PORTS[primary], "SELECT pg_reload_conf()");
     }
 
     /** The standby stops (fast shutdown); with synchronous replication every commit on the primary waits for it. */

@@ -7,6 +7,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * How a PostgreSQL primary replicates what the store commits, as a session of the DataSource finds it at start-up, and
@@ -25,11 +27,12 @@ import java.util.Optional;
  * @param standbyNames      {@code synchronous_standby_names}
  * @param synchronousCommit {@code synchronous_commit}
  * @param statementTimeoutMillis {@code statement_timeout} of the session, 0 for none
- * @param queryTimeoutSeconds the query timeout a new statement of the connection starts with (pgjdbc's
- *                          {@code queryTimeout}), 0 for none
+ * @param queryTimeoutSeconds pgjdbc's {@code queryTimeout} connection property, as the connection's URL names it; 0
+ *                          for none
  */
 record PostgresReplication(int walSenders, String standbyNames, String synchronousCommit, long statementTimeoutMillis,
                            int queryTimeoutSeconds) {
+    private static final Pattern QUERY_TIMEOUT = Pattern.compile("[?&]queryTimeout=(\\d+)");
 
     /** The session's settings; empty when it cannot read them (not PostgreSQL, or a standby of its own). */
     static Optional<PostgresReplication> of(Connection c) {
@@ -41,10 +44,18 @@ record PostgresReplication(int walSenders, String standbyNames, String synchrono
                 return Optional.empty();
             }
             return Optional.of(new PostgresReplication(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getLong(4),
-                    s.getQueryTimeout()));
+                    queryTimeout(c.getMetaData().getURL())));
         } catch (SQLException unreadable) {
             return Optional.empty();
         }
+    }
+
+    // The driver's property, from the URL pgjdbc was given (its DataSources put their properties there too). Not a new
+    // statement's getQueryTimeout(): a pool's own query timeout (WildFly's query-timeout), which never reaches the
+    // commit, shows there as well.
+    static int queryTimeout(String url) {
+        Matcher m = QUERY_TIMEOUT.matcher(url == null ? "" : url);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
     private boolean synchronous() {

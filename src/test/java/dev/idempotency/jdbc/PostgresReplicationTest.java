@@ -57,6 +57,15 @@ class PostgresReplicationTest {
     }
 
     @Test
+    void theDriversQueryTimeoutIsReadFromItsUrl() {
+        assertThat(PostgresReplication.queryTimeout("jdbc:postgresql://h1:5432,h2:5432/db?targetServerType=primary"
+                + "&queryTimeout=30")).isEqualTo(30);
+        assertThat(PostgresReplication.queryTimeout("jdbc:postgresql://h1/db?queryTimeout=5&ssl=true")).isEqualTo(5);
+        assertThat(PostgresReplication.queryTimeout("jdbc:postgresql://h1/db?socketTimeout=30")).isZero();
+        assertThat(PostgresReplication.queryTimeout(null)).isZero();
+    }
+
+    @Test
     void aDatabaseThatIsNotPostgreSqlHasNoSuchSettings() throws Exception {
         try (Connection c = DriverManager.getConnection("jdbc:h2:mem:replication", "sa", "")) {
             assertThat(PostgresReplication.of(c)).isEmpty();
