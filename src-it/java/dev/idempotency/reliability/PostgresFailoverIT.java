@@ -90,8 +90,9 @@ class PostgresFailoverIT {
         replicas.ready(true);
         int[] stillWaiting = new int[1];
         Checker.Result result = failover("19b. PostgreSQL: synchronous standby stopped, primary killed, standby promoted",
-                "the standby stopped before the load; 3 s of commits waiting for it (past the 2 s transaction timeout"
-                        + " and the 1 s query timeout); the primary killed; the standby started and promoted",
+                "the standby stopped before the load; 3 s of commits waiting for it (past the database's 1 s"
+                        + " statement_timeout, the server's 2 s transaction timeout and the pool's 1 s query timeout);"
+                        + " the primary killed; the standby started and promoted",
                 (load, keys) -> {
                     replicas.stopStandby();
                     load.start();
