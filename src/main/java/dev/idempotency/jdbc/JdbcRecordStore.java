@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * The {@link RecordStore} on a JTA DataSource: each method is one statement on a connection taken from
@@ -42,7 +43,7 @@ import java.util.Optional;
  * every supported database keeps exactly.
  */
 public final class JdbcRecordStore implements RecordStore {
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(JdbcRecordStore.class.getName());
+    private static final Logger LOG = Logger.getLogger(JdbcRecordStore.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<LinkedHashMap<String, List<String>>> HEADERS = new TypeReference<>() {
     };
