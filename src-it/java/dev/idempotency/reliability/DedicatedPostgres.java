@@ -25,13 +25,7 @@ final class DedicatedPostgres implements Checker.Database, AutoCloseable {
 
     /** A fresh cluster (an earlier run's is dropped), started, with an empty database idem_fault. */
     static DedicatedPostgres create() throws IOException, InterruptedException {
-        // The newest server installed (the machine's shared PostgreSQL is one of its clusters).
-        String version;
-        try (var dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
-            version = dirs.map(p -> p.getFileName().toString()).filter(v -> v.matches("\\d+"))
-                    .max(Comparator.comparingInt(Integer::parseInt))
-                    .orElseThrow(() -> new IllegalStateException("no PostgreSQL server in /usr/lib/postgresql"));
-        }
+        String version = newestVersion();
         DedicatedPostgres db = new DedicatedPostgres(version);
         run(false, "pg_dropcluster", version, CLUSTER, "--stop");
         run(true, "pg_createcluster", version, CLUSTER, "--port", Integer.toString(PORT), "--",
@@ -82,7 +76,17 @@ final class DedicatedPostgres implements Checker.Database, AutoCloseable {
         }
     }
 
-    private static void run(boolean mustSucceed, String... command) throws IOException, InterruptedException {
+    /** The newest PostgreSQL server installed (the machine's shared PostgreSQL is one of its clusters). */
+    static String newestVersion() throws IOException {
+        try (var dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
+            return dirs.map(p -> p.getFileName().toString()).filter(v -> v.matches("\\d+"))
+                    .max(Comparator.comparingInt(Integer::parseInt))
+                    .orElseThrow(() -> new IllegalStateException("no PostgreSQL server in /usr/lib/postgresql"));
+        }
+    }
+
+    /** A command of Debian's PostgreSQL tools (pg_createcluster, pg_ctlcluster...), with its output in the error. */
+    static void run(boolean mustSucceed, String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS)) {

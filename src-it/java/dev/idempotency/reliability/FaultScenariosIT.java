@@ -484,15 +484,7 @@ class FaultScenariosIT {
         Operations.Operation op = Operations.create(run(), 1).get(0);
         long start = System.nanoTime();
         // A has updated its record (SUCCEEDED, row locked, not committed) and is held there past its lease.
-        a.inject("before-commit", """
-                RULE hold a payment after its record update, before its transaction commits
-                CLASS dev.idempotency.cdi.IdempotentInterceptor
-                METHOD execute
-                AFTER INVOKE dev.idempotency.core.IdempotencyProtocol.finish
-                IF $3.operation().policy().endpoint().equals("payments.create")
-                DO waitFor("idempotency-fault-test", 5000)
-                ENDRULE
-                """);
+        a.holdBeforeCommit("payments.create", 5000);
         CompletableFuture<LoadClient.Answer> first;
         CompletableFuture<LoadClient.Answer> takeover;
         try {

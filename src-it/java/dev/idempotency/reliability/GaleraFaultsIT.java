@@ -43,7 +43,8 @@ class GaleraFaultsIT {
         // Galera certifies a claim only at COMMIT, so one that holds its claim in the business transaction is
         // refused at deployment (IDEM-D022): the demo's one-commit endpoint claims in a transaction of its own here.
         Map<String, String> ownTransaction = Map.of("idempotency.endpoints.payments.one-commit.claim", "own-transaction");
-        a = WildFlyNode.start(5, ownTransaction, false, url(1, 3), List.of());
+        // Node A with Byteman's agent, for scenario 18d.
+        a = WildFlyNode.start(5, ownTransaction, true, url(1, 3), List.of());
         b = WildFlyNode.start(6, ownTransaction, false, url(2, 3), List.of());
     }
 
@@ -106,6 +107,47 @@ class GaleraFaultsIT {
         } finally {
             first.rejoin();
         }
+    }
+
+    // The refused business commit through WildFly's own stack (IronJacamar's local XA resource, Narayana): A's record
+    // update is done on Galera node 1 but not committed when B, past A's lease, takes the record over on node 2 and
+    // pays. A's COMMIT then fails certification (1213, SQLState 40001, or Galera aborts it when B's write set arrives);
+    // A must answer with B's outcome (or 409 while it runs), never a 500, and nothing of A's may commit.
+    @Test
+    void aBusinessCommitThatLosesCertificationToATakeoverOnAnotherNodeAnswersTheWinnersOutcome() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(60));
+        Operations.Operation op = Operations.create(UUID.randomUUID().toString().substring(0, 8), 1, null,
+                Operations.PAYMENTS).get(0);
+        long start = System.nanoTime();
+        a.holdBeforeCommit("payments.create", 6000);
+        LoadClient.Answer first;
+        LoadClient.Answer takeover;
+        try {
+            java.util.concurrent.CompletableFuture<LoadClient.Answer> held = client.sendAll(a.base(), List.of(op)).get(0);
+            a.awaitLog(WildFlyNode.HELD_BEFORE_COMMIT);
+            // Past A's lease: B takes the record over on its own Galera node, runs the payment and commits first.
+            LoadClient.sleep(LEASE.toMillis() + 300);
+            takeover = client.send(b.base(), op, true);
+            first = held.get(60, TimeUnit.SECONDS);
+        } finally {
+            a.removeRules();
+        }
+        LoadClient.Answer after = client.settle(a.base(), op);
+        Checker.Result result = Checker.check(List.of(op), history, new Cluster());
+        Report.write("18d. Galera: a business commit that loses certification to a takeover on another node",
+                "1 key: A held after its record update, before its commit, past its lease; B's retry on another"
+                        + " Galera node takes it over and commits first; A's commit is refused",
+                "Byteman rule holds A 6 s after IdempotencyProtocol.finish (lease 3 s)",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(takeover.status()).as("B's takeover ran the payment").isEqualTo(201);
+        assertThat(first.status()).as("A's answer after its refused commit: " + first).isIn(201, 409);
+        if (first.status() == 201) {
+            assertThat(first.body()).as("B's outcome, replayed").isEqualTo(takeover.body());
+        }
+        assertThat(after.body()).isEqualTo(takeover.body());
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(1);
     }
 
     @FunctionalInterface

@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -12,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,19 +38,14 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
 
     /** A fresh primary (an earlier run's clusters are dropped) with an empty database, and its standby streaming. */
     static PostgresReplicas create(boolean synchronous) throws IOException, InterruptedException, SQLException {
-        String version;
-        try (var dirs = Files.list(Path.of("/usr/lib/postgresql"))) {
-            version = dirs.map(p -> p.getFileName().toString()).filter(v -> v.matches("\\d+"))
-                    .max(Comparator.comparingInt(Integer::parseInt))
-                    .orElseThrow(() -> new IllegalStateException("no PostgreSQL server in /usr/lib/postgresql"));
-        }
+        String version = DedicatedPostgres.newestVersion();
         PostgresReplicas replicas = new PostgresReplicas(version);
         for (String name : NAMES) {
-            run(false, "pg_dropcluster", version, name, "--stop");
+            DedicatedPostgres.run(false, "pg_dropcluster", version, name, "--stop");
         }
         replicas.primary = 0;
         replicas.createCluster(0);
-        run(true, "pg_ctlcluster", version, NAMES[0], "start");
+        DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[0], "start");
         replicas.execute(PORTS[0], "CREATE DATABASE " + DATABASE);
         replicas.ready(synchronous);
         return replicas;
@@ -82,16 +75,17 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
             // awaited below must come after this method's own change.
             setStandbyNames("");
             this.synchronous = false;
-            run(false, "pg_dropcluster", version, NAMES[standby], "--stop");
+            DedicatedPostgres.run(false, "pg_dropcluster", version, NAMES[standby], "--stop");
             createCluster(standby);
             Path data = Path.of("/var/lib/postgresql", version, NAMES[standby]);
-            run(true, "sh", "-c", "rm -rf \"$1\"/*", "clear", data.toString());
+            DedicatedPostgres.run(true, "sh", "-c", "rm -rf \"$1\"/*", "clear", data.toString());
             // -R: standby.signal and primary_conninfo in the copy; -X stream: the WAL written meanwhile comes along;
             // a fast checkpoint, not a spread one (minutes after the CREATE DATABASE).
-            run(true, "runuser", "-u", "postgres", "--", "pg_basebackup", "-h", "127.0.0.1", "-p",
-                    Integer.toString(PORTS[primary]), "-U", "postgres", "-D", data.toString(), "-R", "-X", "stream", "--checkpoint=fast");
+            DedicatedPostgres.run(true, "runuser", "-u", "postgres", "--", "pg_basebackup", "-h", "127.0.0.1", "-p",
+                    Integer.toString(PORTS[primary]), "-U", "postgres", "-D", data.toString(), "-R", "-X", "stream",
+                    "--checkpoint=fast");
             try (LogWatch log = new LogWatch(logFile(standby))) {
-                run(true, "pg_ctlcluster", version, NAMES[standby], "start");
+                DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[standby], "start");
                 log.await("started streaming WAL from primary");
             }
             standbyUp = true;
@@ -112,14 +106,14 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
 
     /** Crash of the primary: postmaster and backends quit at once (stop -m immediate), nothing more reaches the standby. */
     void killPrimary() throws IOException, InterruptedException {
-        run(true, "pg_ctlcluster", version, NAMES[primary], "stop", "-m", "immediate");
+        DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[primary], "stop", "-m", "immediate");
     }
 
     /** Failover: the standby becomes the primary (pg_ctl promote waits until it accepts writes). */
     void promoteStandby() throws IOException, InterruptedException, SQLException {
         int standby = 1 - primary;
-        run(true, "pg_ctlcluster", version, NAMES[standby], "promote");
-        run(false, "pg_dropcluster", version, NAMES[primary], "--stop");
+        DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[standby], "promote");
+        DedicatedPostgres.run(false, "pg_dropcluster", version, NAMES[primary], "--stop");
         primary = standby;
         standbyUp = false;
         // The promoted copy has the old primary's synchronous_standby_names and no standby yet: every commit would wait.
@@ -135,12 +129,12 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
 
     /** The standby stops (fast shutdown); with synchronous replication every commit on the primary waits for it. */
     void stopStandby() throws IOException, InterruptedException {
-        run(true, "pg_ctlcluster", version, NAMES[1 - primary], "stop");
+        DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[1 - primary], "stop");
     }
 
     /** Starts the stopped standby again; it replays its WAL and streams again from whatever primary it finds. */
     void startStandby() throws IOException, InterruptedException {
-        run(true, "pg_ctlcluster", version, NAMES[1 - primary], "start");
+        DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[1 - primary], "start");
     }
 
     /** Waits until at least {@code n} backends of the primary wait in their COMMIT for the standby (wait event SyncRep). */
@@ -200,10 +194,10 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
     }
 
     private void createCluster(int n) throws IOException, InterruptedException {
-        run(true, "pg_createcluster", version, NAMES[n], "--port", Integer.toString(PORTS[n]), "--",
+        DedicatedPostgres.run(true, "pg_createcluster", version, NAMES[n], "--port", Integer.toString(PORTS[n]), "--",
                 "--auth-local=trust", "--auth-host=trust");
         // Two-phase commit for a message's XA transaction; a hot standby needs at least the primary's value.
-        run(true, "pg_conftool", version, NAMES[n], "set", "max_prepared_transactions", "64");
+        DedicatedPostgres.run(true, "pg_conftool", version, NAMES[n], "set", "max_prepared_transactions", "64");
     }
 
     private Path logFile(int n) {
@@ -214,22 +208,10 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
     public void close() {
         try {
             for (String name : NAMES) {
-                run(false, "pg_dropcluster", version, name, "--stop");
+                DedicatedPostgres.run(false, "pg_dropcluster", version, name, "--stop");
             }
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException("could not drop the replicated clusters", e);
-        }
-    }
-
-    private static void run(boolean mustSucceed, String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish");
-        }
-        if (mustSucceed && p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
         }
     }
 

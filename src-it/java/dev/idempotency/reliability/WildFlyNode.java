@@ -202,6 +202,36 @@ final class WildFlyNode implements AutoCloseable {
         System.out.println("byteman: " + answer.trim());
     }
 
+    /**
+     * Holds the payments of {@code endpoint} right after their record update ({@code IdempotencyProtocol.finish}),
+     * before their transaction commits, for {@code millis}; each logs {@link #HELD_BEFORE_COMMIT} when it gets there.
+     */
+    void holdBeforeCommit(String endpoint, long millis) throws Exception {
+        inject("before-commit", """
+                RULE hold a payment after its record update, before its transaction commits
+                CLASS dev.idempotency.cdi.IdempotentInterceptor
+                METHOD execute
+                AFTER INVOKE dev.idempotency.core.IdempotencyProtocol.finish
+                IF $3.operation().policy().endpoint().equals("%s")
+                DO traceln("%s");
+                   waitFor("idempotency-fault-test", %d)
+                ENDRULE
+                """.formatted(endpoint, HELD_BEFORE_COMMIT, millis));
+    }
+
+    static final String HELD_BEFORE_COMMIT = "idempotency-fault-test: held before commit";
+
+    /** Waits until the node's log has {@code text} (a rule's traceln goes to the server's stdout), at most 30 s. */
+    void awaitLog(String text) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!log().contains(text)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the node never logged '" + text + "'; see " + dir.resolve("console.log"));
+            }
+            LoadClient.sleep(50);
+        }
+    }
+
     /** Unloads every rule. */
     void removeRules() throws Exception {
         new org.jboss.byteman.agent.submit.Submit("127.0.0.1", bytemanPort).deleteAllRules();
