@@ -111,8 +111,8 @@ class GaleraFaultsIT {
 
     // The refused business commit through WildFly's own stack (IronJacamar's local XA resource, Narayana): A's record
     // update is done on Galera node 1 but not committed when B, past A's lease, takes the record over on node 2 and
-    // pays. A's COMMIT then fails certification (1213, SQLState 40001, or Galera aborts it when B's write set arrives);
-    // A must answer with B's outcome (or 409 while it runs), never a 500, and nothing of A's may commit.
+    // pays. A's COMMIT then fails certification (1213, SQLState 40001: Galera aborts it when B's write set arrives);
+    // nothing of A's may commit, A's answer is never a 500, and its retry gets B's outcome.
     @Test
     void aBusinessCommitThatLosesCertificationToATakeoverOnAnotherNodeAnswersTheWinnersOutcome() throws Exception {
         History history = new History();
@@ -141,11 +141,15 @@ class GaleraFaultsIT {
                 "Byteman rule holds A 6 s after IdempotencyProtocol.finish (lease 3 s)",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(takeover.status()).as("B's takeover ran the payment").isEqualTo(201);
-        assertThat(first.status()).as("A's answer after its refused commit: " + first).isIn(201, 409);
+        // The demo's method is @Transactional: the commit is the application's, and its failure reaches the demo's
+        // exception mapper (503 commit-failed, Retry-After) above the library; the library's own commit would answer
+        // with B's outcome (or 409). Never a 500, and A's retry gets B's payment.
+        assertThat(first.status() == 201 || first.status() == 409 || first.isRetryLater())
+                .as("A's answer after its refused commit: " + first).isTrue();
         if (first.status() == 201) {
             assertThat(first.body()).as("B's outcome, replayed").isEqualTo(takeover.body());
         }
-        assertThat(after.body()).isEqualTo(takeover.body());
+        assertThat(after.body()).as("A's retry: B's outcome").isEqualTo(takeover.body());
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(1);
     }

@@ -174,10 +174,10 @@ class PostgresFailoverIT {
      * every key settled on the new primary and the checker on it.
      */
     private Checker.Result failover(String title, String faults, Failover failover) throws Exception {
-        // 180 keys at CI size (the load must outlast the faults), the scale's 500 at full size: the four scenarios' keys
+        // 120 keys at CI size (the load must outlast the faults), the scale's 500 at full size: the four scenarios' keys
         // stay within the demo's 1500 per user and endpoint.
         List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8),
-                Math.max(scale.keys, 180));
+                Math.max(scale.keys, 120));
         Load load = new Load(ops);
         long start = System.nanoTime();
         try {
