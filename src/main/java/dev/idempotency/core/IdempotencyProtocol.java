@@ -299,7 +299,19 @@ public final class IdempotencyProtocol {
      */
     public boolean release(Claim claim) {
         // A claim in the business transaction goes back with its rollback.
-        return claim.inTransaction() || finishAlone(claim, RecordStatus.FAILED_RETRYABLE, Optional.empty());
+        if (claim.inTransaction()) {
+            return true;
+        }
+        try {
+            return finishAlone(claim, RecordStatus.FAILED_RETRYABLE, Optional.empty());
+        } catch (StoreUnavailableException refused) {
+            if (!refused.isContention()) {
+                throw refused;
+            }
+            // The give-back's commit lost to another transaction on the record (on a Galera cluster: another node's
+            // takeover, certified first): the record is not ours to give back any more, and nothing of it changed.
+            return false;
+        }
     }
 
     /**

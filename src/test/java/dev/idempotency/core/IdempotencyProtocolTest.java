@@ -361,6 +361,31 @@ class IdempotencyProtocolTest {
                 .as("given back on the second try").isEqualTo(RecordStatus.FAILED_RETRYABLE);
     }
 
+    // Seen on a Galera cluster through WildFly (scenario 18b): the give-back after a lost lease was refused at COMMIT
+    // because another node's takeover certified first, and the contention escaped as a 500.
+    @Test
+    void aGiveBackWhoseCommitLosesToAnotherTransactionIsNotAnErrorAndLeavesTheRecordAlone() {
+        Claim claim = execute(op("k-give-back-lost", "{}", claimFirst()));
+        TransactionBoundary losing = new TransactionBoundary() {
+            @Override
+            public <T> T requiresNew(java.util.function.Supplier<T> work) {
+                throw new dev.idempotency.spi.StoreUnavailableException("IDEM-S009 rolled back at commit", null, true);
+            }
+        };
+        IdempotencyProtocol protocol = new IdempotencyProtocol(db.store, losing, clock, new SecureRandom(), events::add, 1);
+        assertThat(protocol.release(claim)).as("not given back: the record is another's now").isFalse();
+        assertThat(db.transactions.requiresNew(() -> db.store.find(claim.operation().scopeKey())).orElseThrow().status())
+                .isEqualTo(RecordStatus.PROCESSING);
+        // Unavailable is still unavailable: the caller answers 503.
+        IdempotencyProtocol down = new IdempotencyProtocol(db.store, new TransactionBoundary() {
+            @Override
+            public <T> T requiresNew(java.util.function.Supplier<T> work) {
+                throw new dev.idempotency.spi.StoreUnavailableException("IDEM-S007 down", null, false);
+            }
+        }, clock, new SecureRandom(), events::add, 1);
+        assertThatThrownBy(() -> down.release(claim)).isInstanceOf(dev.idempotency.spi.StoreUnavailableException.class);
+    }
+
     @Test
     void aClaimWhoseCommitDidNotHappenLeavesNothingAndTheRetryClaimsAfresh() {
         IdempotencyProtocol losing = new IdempotencyProtocol(db.store, losingTheFirstCommitAnswer(false), clock,
