@@ -1,19 +1,12 @@
 package dev.idempotency.reliability;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -84,16 +77,16 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
             DedicatedPostgres.run(true, "runuser", "-u", "postgres", "--", "pg_basebackup", "-h", "127.0.0.1", "-p",
                     Integer.toString(PORTS[primary]), "-U", "postgres", "-D", data.toString(), "-R", "-X", "stream",
                     "--checkpoint=fast");
-            try (LogWatch log = new LogWatch(logFile(standby))) {
+            try (LogWatch log = LogWatch.fromNow(logFile(standby))) {
                 DedicatedPostgres.run(true, "pg_ctlcluster", version, NAMES[standby], "start");
-                log.await("started streaming WAL from primary");
+                log.await("started streaming WAL from primary", WAIT_SECONDS);
             }
             standbyUp = true;
         }
-        try (LogWatch log = new LogWatch(logFile(primary))) {
+        try (LogWatch log = LogWatch.fromNow(logFile(primary))) {
             setStandbyNames(synchronous ? "*" : "");
             if (synchronous && !this.synchronous) {
-                log.await("is now a synchronous standby");
+                log.await("is now a synchronous standby", WAIT_SECONDS);
             }
         }
         this.synchronous = synchronous;
@@ -212,50 +205,6 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
             }
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException("could not drop the replicated clusters", e);
-        }
-    }
-
-    /** The lines a cluster's log gets from now on ({@code tail -F}, started before the action it waits for). */
-    private static final class LogWatch implements AutoCloseable {
-        private final Path file;
-        private final Process tail;
-        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final List<String> seen = new ArrayList<>();
-
-        LogWatch(Path file) throws IOException {
-            this.file = file;
-            tail = new ProcessBuilder("tail", "-n", "0", "-F", file.toString()).redirectErrorStream(true).start();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(tail.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String line = in.readLine(); line != null; line = in.readLine()) {
-                        lines.add(line);
-                    }
-                } catch (IOException ended) {
-                    // tail is gone
-                }
-            }, "pg-log-" + file.getFileName());
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        void await(String text) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-            for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
-                String line = lines.poll(left, TimeUnit.NANOSECONDS);
-                if (line != null) {
-                    seen.add(line);
-                    if (line.contains(text)) {
-                        return;
-                    }
-                }
-            }
-            throw new IllegalStateException(file + " never logged '" + text + "'; it logged:\n" + String.join("\n", seen));
-        }
-
-        @Override
-        public void close() {
-            tail.destroy();
         }
     }
 }

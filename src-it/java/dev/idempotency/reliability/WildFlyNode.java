@@ -222,13 +222,9 @@ final class WildFlyNode implements AutoCloseable {
     static final String HELD_BEFORE_COMMIT = "idempotency-fault-test: held before commit";
 
     /** Waits until the node's log has {@code text} (a rule's traceln goes to the server's stdout), at most 30 s. */
-    void awaitLog(String text) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!log().contains(text)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the node never logged '" + text + "'; see " + dir.resolve("console.log"));
-            }
-            LoadClient.sleep(50);
+    void awaitLog(String text) throws IOException, InterruptedException {
+        try (LogWatch log = LogWatch.fromStart(home.resolve("standalone/log/server.log"), dir.resolve("console.log"))) {
+            log.await(text, 30);
         }
     }
 
