@@ -1,5 +1,6 @@
 package dev.idempotency.cdi;
 
+import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.internal.IdempotentMethod;
 import dev.idempotency.internal.IdempotentExchange;
@@ -14,7 +15,10 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
-import dev.idempotency.internal.BusinessCommit;
+import dev.idempotency.core.BusinessCommitFailure;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.LeaseGuard;
+import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.OperationStatus;
@@ -136,8 +140,8 @@ public class IdempotentInterceptor {
             // Nothing was written, or an earlier attempt's outcome learnt from the downstream: it commits.
             try {
                 tx.commit();
-            } catch (JtaTransactions.TransactionFailure failure) {
-                throw new IdempotencyException(BusinessCommit.retryLaterProblem(), failure);
+            } catch (BusinessCommitFailure failure) {
+                throw CommitSettlement.retryLater(failure);
             }
         }
         return answer(admission, method, invocation, request, op);
@@ -165,8 +169,9 @@ public class IdempotentInterceptor {
         Object result;
         StoredResponse first;
         Exception committedWith = null;
-        java.util.concurrent.atomic.AtomicBoolean leaseLost = new java.util.concurrent.atomic.AtomicBoolean();
-        try (LeaseKeeper.Held lease = runtime.holdLease(claim, tx, leaseLost)) {
+        LeaseGuard leases = runtime.leaseGuard();
+        LeaseKeeper.Held lease = leases.hold(claim, tx);
+        try (lease) {
             result = invocation.proceed();
             first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
         } catch (Exception | Error thrown) {
@@ -174,7 +179,7 @@ public class IdempotentInterceptor {
                     invocation.getMethod(), invocation.getTarget().getClass(), !tx.owned()))) {
                 tx.abandon();
                 // The response filter records what the application's exception mappers make of it.
-                exchange.failed(ExchangeStage.FailureKind.of(policy, thrown));
+                exchange.failed(OutcomeClassification.FailureKind.of(policy, thrown));
                 throw thrown;
             }
             // The application declared that this exception does not roll back: its work commits, so its
@@ -184,13 +189,11 @@ public class IdempotentInterceptor {
             first = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
                     invocation.getMethod(), request, policy);
         }
-        if (leaseLost.get()) {
-            // Another executor may own the operation now: give it back if nobody took it over, roll back.
-            tx.abandon();
-            protocol.release(claim);
+        if (leases.abandonedIfLost(lease, tx)) {
+            // Another executor may own the operation now: its outcome, if it has one.
             return fencedOut(claim, method, invocation, request);
         }
-        if (committedWith == null && first.status() >= 500) {
+        if (committedWith == null && OutcomeClassification.ofStatus(first.status()) == RecordStatus.FAILED_RETRYABLE) {
             // A retryable outcome: nothing of it may stay, the retry runs again.
             tx.abandon();
             protocol.release(claim);
@@ -201,27 +204,26 @@ public class IdempotentInterceptor {
             // Marked rollback-only by the application (or rolled back by a timeout): nothing of this run
             // commits, and a server's datasource refuses any statement in it (WildFly: IJ031070), so nothing is
             // finished in it. The claim goes back; a success must not reach the client as done.
-            tx.abandonQuietly();
-            protocol.release(claim);
+            runtime.commits().nothingCommits(tx, claim);
             exchange.settled(Optional.empty());
             if (committedWith != null) {
                 throw committedWith;
             }
-            if (first.status() < 400) {
-                throw new IdempotencyException(BusinessCommit.rolledBackProblem());
+            if (OutcomeClassification.isSuccess(first.status())) {
+                throw new IdempotencyException(CommitSettlement.rolledBackProblem());
             }
             exchange.settled(first, false);
             return result;
         }
-        RecordStatus status = first.status() >= 400 ? RecordStatus.FAILED_FINAL : RecordStatus.SUCCEEDED;
+        RecordStatus status = OutcomeClassification.ofCommitted(first.status());
         boolean finished;
         try {
             finished = protocol.finish(claim, status,
-                    Optional.of(runtime.forStorage(first, policy, claim.operation().scopeKey())),
+                    Optional.of(runtime.outcomes().forStorage(first, policy, claim.operation().scopeKey())),
                     ResponseSnapshots.resourceId(first));
         } catch (RuntimeException e) {
             tx.abandon();
-            exchange.failed(ExchangeStage.FailureKind.RETRYABLE);
+            exchange.failed(OutcomeClassification.FailureKind.RETRYABLE);
             throw e;
         }
         if (!finished) {
@@ -230,14 +232,25 @@ public class IdempotentInterceptor {
             return fencedOut(claim, method, invocation, request);
         }
         if (tx.owned()) {
-            if (!runtime.businessCommit().commitOwned(tx, exchange, claim, first)) {
+            CommitSettlement.OwnedCommit commit = runtime.commits().commitOwned(tx, claim);
+            if (commit instanceof CommitSettlement.OwnedCommit.RefusedForConflict) {
                 // Refused at COMMIT for a conflict: nothing of this run committed; the winner's answer, if any.
                 return fencedOut(claim, method, invocation, request, () -> protocol.afterRefusedCommit(claim));
             }
+            if (commit instanceof CommitSettlement.OwnedCommit.RolledBack rolledBack) {
+                // The application's failure at commit (a constraint checked at flush): its mappers answer.
+                exchange.failed(OutcomeClassification.FailureKind.BY_STATUS);
+                throw rolledBack.applicationCause().orElseGet(() -> CommitSettlement.rolledBack(rolledBack.failure()));
+            }
+            if (commit instanceof CommitSettlement.OwnedCommit.NotCommitted notCommitted) {
+                exchange.settled(Optional.empty());
+                throw CommitSettlement.retryLater(notCommitted.failure());
+            }
+            exchange.settled(first, false);
         } else {
             // Awaiting first: the transaction manager may report the end on another thread at any time now.
             exchange.awaitCommit(claim, first);
-            tx.afterCompletion(committed -> exchange.transactionEnded(ExchangeStage.TransactionEnd.of(committed)));
+            tx.afterCompletion(committed -> exchange.transactionEnded(TransactionEnd.of(committed)));
         }
         if (committedWith != null) {
             // For the application's mappers and its transaction interceptor, which commits on it as declared.
@@ -302,8 +315,8 @@ public class IdempotentInterceptor {
             // What went out settled: a success, or a final failure recorded with it (one the application
             // declared not to roll back is thrown after it was finished); a 5xx was given back.
             if (exchange.stage() instanceof ExchangeStage.Settled settled && settled.reply().isPresent()) {
-                int status = settled.reply().get().response().status();
-                ended = status < 400 ? RecordStatus.SUCCEEDED : status < 500 ? RecordStatus.FAILED_FINAL : ended;
+                RecordStatus sent = OutcomeClassification.ofStatus(settled.reply().get().response().status());
+                ended = sent == RecordStatus.FAILED_RETRYABLE ? ended : sent;
             }
         } catch (RuntimeException | Error unexpected) {
             LOG.log(java.util.logging.Level.WARNING, "IDEM-W013 the task of " + claim + " failed; its claim is given"
@@ -336,8 +349,7 @@ public class IdempotentInterceptor {
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */
     private StoredResponse replayable(IdempotencyRecord record, IdempotentMethod method, InvocationContext invocation,
                                       CapturedRequest request) throws Exception {
-        StoredResponse stored = runtime.opened(record.response().orElseThrow(() -> new IllegalStateException(
-                "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey());
+        StoredResponse stored = runtime.outcomes().replayed(record);
         if (!StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
             return stored;
         }

@@ -65,6 +65,24 @@ public final class LeaseKeeper {
         return h;
     }
 
+    /**
+     * {@link #hold(Claim, Execution)} for a run in {@code tx}: its lease is renewed while {@code tx} is active, and
+     * {@link Held#lost()} tells afterwards whether it could not be held.
+     */
+    public Held hold(Claim claim, BusinessTransaction tx) {
+        return hold(claim, new Execution() {
+            @Override
+            public boolean active() {
+                return tx.active();
+            }
+
+            @Override
+            public void leaseLost() {
+                // Read by the run's thread once its method has returned (Held.lost()).
+            }
+        });
+    }
+
     /** Renews every held lease that is half gone; runs on one thread at a time (the scheduler's). */
     public synchronized void renewDue() {
         for (Held h : held) {
@@ -106,6 +124,7 @@ public final class LeaseKeeper {
         if (held.remove(h)) {
             events.publish(new IdempotencyEvent.LeaseLost(h.claim.operation().policy().endpoint(),
                     h.claim.operation().scopeKey()));
+            h.lost = true;
             h.execution.leaseLost();
         }
     }
@@ -115,11 +134,22 @@ public final class LeaseKeeper {
         private final Claim claim;
         private final Execution execution;
         private volatile Instant leaseUntil;
+        private volatile boolean lost;
 
         private Held(Claim claim, Execution execution, Instant leaseUntil) {
             this.claim = claim;
             this.execution = execution;
             this.leaseUntil = leaseUntil;
+        }
+
+        /** The claim whose lease this is. */
+        public Claim claim() {
+            return claim;
+        }
+
+        /** Whether the lease could not be held (taken over, or not renewed in time): nothing of the run may commit. */
+        public boolean lost() {
+            return lost;
         }
 
         /** When the lease ends as last renewed. */

@@ -1,6 +1,8 @@
 package dev.idempotency.internal;
 
 import dev.idempotency.core.Claim;
+import dev.idempotency.core.OutcomeClassification.FailureKind;
+import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.core.Operation;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
@@ -22,7 +24,7 @@ import java.util.Optional;
  * </pre>
  *
  * A stage with a claim that is not {@link Settled} when the request ends is settled by
- * {@link BusinessCommit#settleAbandoned}.
+ * {@link dev.idempotency.core.CommitSettlement#settleAbandoned}.
  */
 public sealed interface ExchangeStage {
 
@@ -144,58 +146,6 @@ public sealed interface ExchangeStage {
     record Reply(StoredResponse response, boolean replayed) {
         public Reply {
             Objects.requireNonNull(response, "response");
-        }
-    }
-
-    /** How a joined business transaction ended, as its synchronization was told. */
-    enum TransactionEnd {
-        /** Still running. */
-        OPEN,
-        /** Reported committed; a commit that raised may still be a heuristic hazard (the response filter checks). */
-        COMMITTED,
-        ROLLED_BACK,
-        /** Any other end status: the fenced update settles it. */
-        UNKNOWN;
-
-        /** From {@code JtaTransactions.BusinessTransaction#afterCompletion}'s true, false or null. */
-        public static TransactionEnd of(Boolean committed) {
-            return committed == null ? UNKNOWN : committed ? COMMITTED : ROLLED_BACK;
-        }
-    }
-
-    /** How a thrown failure counts for the record: by its type, or by the status the application maps it to. */
-    enum FailureKind {
-        /** A configured retryOn type, or a failure of the library's own finish: the retry runs again. */
-        RETRYABLE,
-        /** A configured finalOn type or a Bean Validation failure: recorded and replayed. */
-        FINAL,
-        /** Neither: a 4xx mapping is final, anything else retryable. */
-        BY_STATUS;
-
-        /**
-         * How a failure counts: the endpoint's configured types first; then a Bean Validation failure is final (the
-         * same request fails the same way, whatever status the runtime maps it to); otherwise its status decides.
-         */
-        public static FailureKind of(dev.idempotency.core.EndpointPolicy policy, Throwable thrown) {
-            Optional<Boolean> configured = policy.isRetryable(thrown);
-            if (configured.isPresent()) {
-                return configured.get() ? RETRYABLE : FINAL;
-            }
-            for (Class<?> type = thrown.getClass(); type != null; type = type.getSuperclass()) {
-                if (type.getName().equals("jakarta.validation.ValidationException")) {
-                    return FINAL;
-                }
-            }
-            return BY_STATUS;
-        }
-
-        /** Whether a failure of this kind, mapped to {@code status}, leaves the operation retryable. */
-        public boolean retryable(int status) {
-            return switch (this) {
-                case RETRYABLE -> true;
-                case FINAL -> false;
-                case BY_STATUS -> status < 400 || status >= 500;
-            };
         }
     }
 }

@@ -17,6 +17,8 @@ import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.MessageFacts;
 import dev.idempotency.core.MessageScopeResolver;
@@ -24,8 +26,7 @@ import dev.idempotency.core.CallScopeResolver;
 import dev.idempotency.core.CallFacts;
 import dev.idempotency.core.Settler;
 import dev.idempotency.core.Operation;
-import dev.idempotency.core.Redaction;
-import dev.idempotency.core.RequestFacts;
+import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.RequestPreparation;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
@@ -107,8 +108,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private IdempotencyProtocol protocol;
     private Fingerprinter fingerprinter;
     private CanonicalJson canonicalJson;
-    private ResponseSealer sealer;
-    private final JsonRedactor redactor = new JsonRedactor();
+    private OutcomeStorage outcomes;
     private RequestPreparation preparation;
     private RequestPreparation messagePreparation;
     private RequestPreparation callPreparation;
@@ -123,7 +123,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private final Map<String, EndpointPolicy> policies = new HashMap<>();
     private ScheduledFuture<?> purgeTask;
     private ProblemResponses problems;
-    private BusinessCommit businessCommit;
+    private CommitSettlement commits;
+    private LeaseGuard leaseGuard;
     // Selected once: a request only fires.
     private jakarta.enterprise.event.Event<IdempotencyEvent> events;
     private int maxRequestBytes;
@@ -196,7 +197,8 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         canonicalJson = new JacksonCanonicalJson();
         fingerprinter = new Fingerprinter(settings.secret(), settings.previousSecrets(), canonicalJson);
         scopeDigest = new ScopeDigest(settings.secret(), settings.previousSecrets());
-        sealer = new ResponseSealer(settings.encryptionKeys(), settings.activeEncryptionKey(), new SecureRandom());
+        outcomes = new OutcomeStorage(new ResponseSealer(settings.encryptionKeys(), settings.activeEncryptionKey(),
+                new SecureRandom()), new JsonRedactor());
         TransactionManager tm = transactionManagers.isResolvable() ? transactionManagers.get()
                 : TransactionManagerLookup.fromJndi();
         if (tm == null) {
@@ -253,8 +255,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 }
             }
         }, settings.maxWaiters());
-        businessCommit = new BusinessCommit(protocol);
+        commits = new CommitSettlement(protocol);
         leases = new LeaseKeeper(store, transactions, clock, this::fire);
+        leaseGuard = new LeaseGuard(leases, commits);
         settler = new Settler(protocol, store, transactions, clock, policies.values().stream()
                 .map(policy -> new Settler.Endpoint(policy, resolverFor(policy))).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
@@ -405,28 +408,6 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W009 renewing the leases of running executions failed; tried again", e);
         }
-    }
-
-    /**
-     * Holds the lease of a claimed operation while its method runs in {@code tx}: renewed off the caller's thread;
-     * when it cannot be held, {@code lost} is set and nothing of the run may commit, so that a method outliving its
-     * lease never commits beside the retry that took it over.
-     */
-    public LeaseKeeper.Held holdLease(Claim claim, JtaTransactions.BusinessTransaction tx,
-                                      java.util.concurrent.atomic.AtomicBoolean lost) {
-        return leases.hold(claim, new LeaseKeeper.Execution() {
-            @Override
-            public boolean active() {
-                return tx.active();
-            }
-
-            @Override
-            public void leaseLost() {
-                LOG.warning("IDEM-W010 the lease of " + claim + " could not be renewed while it ran; nothing of"
-                        + " this run will commit");
-                lost.set(true);
-            }
-        });
     }
 
     /** The leases of running executions, renewed on the managed scheduler. */
@@ -680,9 +661,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         ExchangeStage.Reply reply;
         if (answer.get() instanceof Admission.Replay replay) {
             IdempotencyRecord record = replay.record();
-            reply = new ExchangeStage.Reply(opened(record.response().orElseThrow(() -> new IllegalStateException(
-                    "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey()),
-                    true);
+            reply = new ExchangeStage.Reply(outcomes.replayed(record), true);
         } else if (answer.get() instanceof Admission.Accepted accepted) {
             reply = new ExchangeStage.Reply(OperationStatus.accepted(accepted.record(), request,
                     op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false);
@@ -734,43 +713,6 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return found.isEmpty() ? whileAbsent : found.get().status() == RecordStatus.PROCESSING;
     }
 
-    /**
-     * The stored form of a first response: its redacted fields redacted; without its body when that is still
-     * larger than the endpoint keeps (oversize-response=omit-body); under the endpoint's storage mode.
-     */
-    public StoredResponse forStorage(StoredResponse first, EndpointPolicy policy, String scopeKey) {
-        StoredResponse kept = redacted(first, policy.redaction());
-        if (kept.body().length > policy.maxResponseBytes() || StoredResponse.OMITTED.equals(kept.bodyEncoding())) {
-            return kept.withBody(new byte[0], StoredResponse.OMITTED);
-        }
-        return switch (policy.storage()) {
-            case FULL -> kept;
-            case ENCRYPTED -> sealer.seal(kept, scopeKey);
-            case MINIMAL -> kept.withBody(new byte[0], StoredResponse.OMITTED);
-            case CONFIGURED -> throw new IllegalStateException("resolved policies have no CONFIGURED storage");
-        };
-    }
-
-    // Only JSON has fields to redact: any other body of an endpoint with redacted fields, or JSON that does
-    // not parse, is not kept at all (replays get the status and headers), since it may hold them in some form.
-    private StoredResponse redacted(StoredResponse first, Redaction redaction) {
-        byte[] body = first.body();
-        if (!redaction.any() || body.length == 0) {
-            return first;
-        }
-        String type = first.header("Content-Type");
-        Optional<byte[]> kept = type != null && new RequestFacts("", "", type, "", "", body).isJson()
-                ? redactor.redact(body, redaction) : Optional.empty();
-        return kept.map(b -> first.withBody(b, StoredResponse.PLAIN))
-                .orElseGet(() -> first.withBody(new byte[0], StoredResponse.OMITTED));
-    }
-
-    /** A stored response made readable again (decrypted); minimal bodies are rebuilt by the caller. */
-    public StoredResponse opened(StoredResponse stored, String scopeKey) {
-        return sealer.open(stored, scopeKey);
-    }
-
-
     // A store of the application's that cannot claim in the business transaction fails the deployment, not a request.
     private void refuseClaimsInTransactionWithout(RecordStore chosen) {
         List<String> inTransaction = policies.values().stream().filter(EndpointPolicy::claimInTransaction)
@@ -802,32 +744,19 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         }
     }
 
-    /** Whether the business transaction committed, when its end did not say so plainly. */
-    public BusinessCommit businessCommit() {
-        return businessCommit;
+    /** What of an outcome is stored, and how a stored one is read back for a replay. */
+    public OutcomeStorage outcomes() {
+        return outcomes;
     }
 
-    /** Gives a claim back after a run that left nothing behind; a failure only logged, the lease bounds the claim. */
-    void giveBackQuietly(Claim claim) {
-        try {
-            protocol().release(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
-                    + "; it will be taken over when its lease ends", e);
-        }
+    /** Whether the business transaction committed, when its end did not say so plainly, and what then. */
+    public CommitSettlement commits() {
+        return commits;
     }
 
-    /**
-     * From a transaction's completion, on whatever thread ended it, after a finish in that transaction: the fenced
-     * update tells whether the finish committed after all (a heuristic end) and otherwise gives the claim back.
-     */
-    void settleAfterRollback(Claim claim) {
-        try {
-            protocol().settleUnknownCommit(claim);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its transaction"
-                    + " rolled back; it will be taken over when its lease ends", e);
-        }
+    /** The leases of running methods, and what a run whose lease was lost does. */
+    public LeaseGuard leaseGuard() {
+        return leaseGuard;
     }
 
     /** The stored outcome of a failure without a response: a problem naming the exception's type, not its message. */
@@ -846,7 +775,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 p.release(claim);
             } else {
                 p.finishAlone(claim, RecordStatus.FAILED_FINAL,
-                        Optional.of(forStorage(response, claim.operation().policy(), claim.operation().scopeKey())));
+                        Optional.of(outcomes.forStorage(response, claim.operation().policy(), claim.operation().scopeKey())));
             }
         } catch (RuntimeException e) {
             // Called from the response filter, where a throw becomes the container's 500: the client keeps the
@@ -899,6 +828,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         if (event instanceof IdempotencyEvent.Rejected rejected) {
             LOG.info(() -> "IDEM-I009 rejected endpoint=" + rejected.endpoint() + " reason=" + rejected.reason().slug()
                     + " status=" + rejected.status() + " scope=" + shortKey(rejected.scopeKey()));
+        } else if (event instanceof IdempotencyEvent.LeaseLost lost) {
+            LOG.warning("IDEM-W010 lease-lost endpoint=" + lost.endpoint() + " scope=" + shortKey(lost.scopeKey())
+                    + ": the lease could not be renewed while the method ran; nothing of this run will commit");
         } else if (event instanceof IdempotencyEvent.Fenced fenced) {
             LOG.warning("IDEM-W017 fenced endpoint=" + fenced.endpoint() + " scope=" + shortKey(fenced.scopeKey())
                     + ": its lease ran out and the operation was taken over; nothing of this execution commits");

@@ -5,9 +5,9 @@ import dev.idempotency.Scope;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.Operation;
 import dev.idempotency.internal.ExchangeStage.AwaitingCommit;
-import dev.idempotency.internal.ExchangeStage.FailureKind;
+import dev.idempotency.core.OutcomeClassification.FailureKind;
 import dev.idempotency.internal.ExchangeStage.Reply;
-import dev.idempotency.internal.ExchangeStage.TransactionEnd;
+import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.PreDestroy;
@@ -111,7 +111,7 @@ public class IdempotentExchange implements IdempotencyContext {
     public void delivered() {
         ExchangeStage now = stage.get();
         if (now.unsettledClaim().isPresent()) {
-            runtime.businessCommit().settleAbandoned(this, now);
+            settleAbandoned(now);
         }
         stage.set(new ExchangeStage.Idle());
     }
@@ -158,7 +158,14 @@ public class IdempotentExchange implements IdempotencyContext {
     void endOfRequest() {
         ExchangeStage now = stage.get();
         if (now.unsettledClaim().isPresent()) {
-            runtime.businessCommit().settleAbandoned(this, now);
+            settleAbandoned(now);
         }
+    }
+
+    // A claim nobody settled: a joined transaction that ended is settled by the fenced update, otherwise given back.
+    private void settleAbandoned(ExchangeStage now) {
+        runtime.commits().settleAbandoned(now.unsettledClaim().orElseThrow(),
+                now instanceof AwaitingCommit awaiting ? Optional.of(awaiting.end()) : Optional.empty());
+        settled(Optional.empty());
     }
 }

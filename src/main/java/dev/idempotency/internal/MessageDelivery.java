@@ -1,5 +1,6 @@
 package dev.idempotency.internal;
 
+import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.IdempotencyEvent.MessageHandled.Handling;
 import dev.idempotency.IdempotencyException;
@@ -10,6 +11,8 @@ import dev.idempotency.core.Admission;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.MessageFacts;
 import dev.idempotency.core.Operation;
@@ -20,7 +23,6 @@ import jakarta.interceptor.InvocationContext;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -117,21 +119,25 @@ public final class MessageDelivery {
         exchange.running(claim);
         IdempotencyProtocol protocol = runtime.protocol();
         JtaTransactions.BusinessTransaction tx = delivery.tx;
-        AtomicBoolean leaseLost = new AtomicBoolean();
+        CommitSettlement commits = runtime.commits();
+        LeaseGuard leases = runtime.leaseGuard();
+        LeaseKeeper.Held lease = leases.hold(claim, tx);
         Object result;
-        try (LeaseKeeper.Held lease = runtime.holdLease(claim, tx, leaseLost)) {
+        try (lease) {
             result = invocation.proceed();
         } catch (Exception | Error thrown) {
             exchange.settled(Optional.empty());
             return failed(delivery, claim, thrown);
         }
-        if (leaseLost.get() || !tx.active()) {
+        boolean leaseLost = leases.abandonedIfLost(lease, tx);
+        if (leaseLost || !tx.active()) {
             // Its lease could not be held (a takeover may own the operation now), or the listener marked the
             // transaction rollback-only, its way to ask for a redelivery: nothing of this delivery commits.
             exchange.settled(Optional.empty());
-            tx.abandonQuietly();
-            runtime.giveBackQuietly(claim);
-            LOG.info("IDEM-I004 " + delivery + (leaseLost.get() ? " lost its lease" : " was marked rollback-only")
+            if (!leaseLost) {
+                commits.nothingCommits(tx, claim);
+            }
+            LOG.info("IDEM-I004 " + delivery + (leaseLost ? " lost its lease" : " was marked rollback-only")
                     + "; rolled back for redelivery");
             return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
                     new IdempotencyException(Problem.of(ProblemType.ROLLED_BACK, "the delivery was rolled back")));
@@ -139,12 +145,7 @@ public final class MessageDelivery {
         // If the message's transaction rolls back after the finish (its commit fails, the broker's branch does not
         // prepare), the record rolls back to this claim: it is given back then, so the redelivery runs at once
         // instead of waiting out the lease.
-        AtomicBoolean settledHere = new AtomicBoolean();
-        tx.afterCompletion(committed -> {
-            if (!Boolean.TRUE.equals(committed) && settledHere.compareAndSet(false, true)) {
-                runtime.settleAfterRollback(claim);
-            }
-        });
+        CommitSettlement.Guard onRollback = commits.giveBackOnRollback(tx, claim, true);
         boolean finished;
         try {
             finished = protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(PROCESSED), Optional.empty());
@@ -157,7 +158,7 @@ public final class MessageDelivery {
         exchange.settled(Optional.empty());
         if (!finished) {
             // Fenced out: another delivery took the operation over; the redelivery meets its outcome.
-            settledHere.set(true);
+            onRollback.settledHere();
             tx.abandon();
             LOG.info("IDEM-I004 " + delivery + " was fenced out by a takeover; rolled back for redelivery");
             return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
@@ -172,7 +173,7 @@ public final class MessageDelivery {
     private Object failed(Delivery delivery, Claim claim, Throwable thrown) throws Exception {
         delivery.tx.abandonQuietly();
         Operation op = claim.operation();
-        boolean isFinal = ExchangeStage.FailureKind.of(op.policy(), thrown) == ExchangeStage.FailureKind.FINAL;
+        boolean isFinal = OutcomeClassification.FailureKind.of(op.policy(), thrown) == OutcomeClassification.FailureKind.FINAL;
         boolean last = delivery.message.deliveryCount() >= op.policy().messages().orElseThrow().maxDeliveries();
         Handling handling = isFinal ? Handling.FAILED_FINAL : last ? Handling.DEAD_LETTERED : Handling.REDELIVERED;
         try {

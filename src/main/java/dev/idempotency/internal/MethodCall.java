@@ -1,5 +1,6 @@
 package dev.idempotency.internal;
 
+import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
@@ -8,6 +9,8 @@ import dev.idempotency.core.Admission;
 import dev.idempotency.core.CallFacts;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
 import dev.idempotency.jta.JtaTransactions;
@@ -24,7 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -88,24 +90,23 @@ public final class MethodCall {
 
     private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim) throws Exception {
         JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
-        AtomicBoolean leaseLost = new AtomicBoolean();
+        CommitSettlement commits = runtime.commits();
+        LeaseGuard leases = runtime.leaseGuard();
+        LeaseKeeper.Held lease = leases.hold(claim, tx);
         Object result;
-        try (LeaseKeeper.Held lease = runtime.holdLease(claim, tx, leaseLost)) {
+        try (lease) {
             result = invocation.proceed();
         } catch (Exception | Error thrown) {
             failed(tx, claim, thrown);
             throw thrown;
         }
-        if (leaseLost.get()) {
+        if (leases.abandonedIfLost(lease, tx)) {
             // Another call may own the operation now: nothing of this one commits; the winner's result, if any.
-            tx.abandonQuietly();
-            runtime.giveBackQuietly(claim);
             return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
         }
         if (!tx.active()) {
-            tx.abandonQuietly();
-            runtime.giveBackQuietly(claim);
-            throw new IdempotencyException(BusinessCommit.rolledBackProblem());
+            commits.nothingCommits(tx, claim);
+            throw new IdempotencyException(CommitSettlement.rolledBackProblem());
         }
         StoredResponse first;
         try {
@@ -114,26 +115,19 @@ public final class MethodCall {
                     .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
         } catch (JsonbException unwritable) {
             // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
-            tx.abandonQuietly();
-            runtime.giveBackQuietly(claim);
+            commits.nothingCommits(tx, claim);
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the result of " + method.endpoint()
                     + " cannot be written as JSON to be kept for repeats: " + unwritable.getMessage()), unwritable);
         }
         // If the transaction rolls back after the finish (the caller's, later, or at its commit), the record rolls
         // back to this claim: it is given back then, so that the next call runs at once.
         // An owned transaction whose commit cannot tell is settled where it is committed, below.
-        AtomicBoolean settled = new AtomicBoolean();
-        boolean owned = tx.owned();
-        tx.afterCompletion(committed -> {
-            boolean rolledBack = Boolean.FALSE.equals(committed) || (committed == null && !owned);
-            if (rolledBack && settled.compareAndSet(false, true)) {
-                runtime.settleAfterRollback(claim);
-            }
-        });
+        CommitSettlement.Guard onRollback = commits.giveBackOnRollback(tx, claim, !tx.owned());
         boolean finished;
         try {
             finished = runtime.protocol().finish(claim, RecordStatus.SUCCEEDED,
-                    Optional.of(runtime.forStorage(first, claim.operation().policy(), claim.operation().scopeKey())),
+                    Optional.of(runtime.outcomes().forStorage(first, claim.operation().policy(),
+                            claim.operation().scopeKey())),
                     Optional.empty());
         } catch (RuntimeException storeFailed) {
             tx.abandonQuietly();
@@ -141,42 +135,33 @@ public final class MethodCall {
         }
         if (!finished) {
             // Fenced out: another call took the operation over; its result, if it has one.
-            settled.set(true);
+            onRollback.settledHere();
             tx.abandonQuietly();
             return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
         }
-        if (owned && !committed(tx, claim)) {
+        if (!tx.owned()) {
+            return result;
+        }
+        CommitSettlement.OwnedCommit commit = commits.commitOwned(tx, claim);
+        if (commit instanceof CommitSettlement.OwnedCommit.RefusedForConflict) {
             // Refused at COMMIT for a conflict: nothing of this call committed; the winner's result, if any.
-            return replayed(((Admission.Replay) runtime.protocol().afterRefusedCommit(claim)).record(), method);
+            return replayed(commits.winnerAfterRefusedCommit(claim), method);
+        }
+        if (commit instanceof CommitSettlement.OwnedCommit.RolledBack rolledBack) {
+            // Given back from its completion already.
+            throw CommitSettlement.rolledBack(rolledBack.failure());
+        }
+        if (commit instanceof CommitSettlement.OwnedCommit.NotCommitted notCommitted) {
+            throw CommitSettlement.retryLater(notCommitted.failure());
         }
         return result;
-    }
-
-    // False when the database refused the commit for a conflict with another transaction (BusinessCommit).
-    private boolean committed(JtaTransactions.BusinessTransaction tx, Claim claim) {
-        try {
-            tx.commit();
-        } catch (JtaTransactions.TransactionFailure failure) {
-            if (failure.conflict()) {
-                return false;
-            }
-            if (failure.rolledBack()) {
-                // Given back from its completion already.
-                throw new IdempotencyException(BusinessCommit.rolledBackProblem(), failure);
-            }
-            // Nobody can tell from the commit: the fenced update does.
-            if (runtime.protocol().settleUnknownCommit(claim).isEmpty()) {
-                throw new IdempotencyException(BusinessCommit.retryLaterProblem(), failure);
-            }
-        }
-        return true;
     }
 
     // The method threw: nothing of its work commits. A final failure is recorded; any other gives the claim back.
     private void failed(JtaTransactions.BusinessTransaction tx, Claim claim, Throwable thrown) {
         tx.abandonQuietly();
         EndpointPolicy policy = claim.operation().policy();
-        boolean isFinal = ExchangeStage.FailureKind.of(policy, thrown) == ExchangeStage.FailureKind.FINAL;
+        boolean isFinal = OutcomeClassification.FailureKind.of(policy, thrown) == OutcomeClassification.FailureKind.FINAL;
         try {
             if (isFinal) {
                 runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL, Optional.of(runtime.failureOutcome(
@@ -193,8 +178,7 @@ public final class MethodCall {
 
     /** The first call's outcome: its result read back, or its final failure thrown. */
     private Object replayed(IdempotencyRecord record, IdempotentMethod method) {
-        StoredResponse stored = runtime.opened(record.response().orElseThrow(() -> new IllegalStateException(
-                "IDEM-X002 a finished record without a response: " + record.scopeKey())), record.scopeKey());
+        StoredResponse stored = runtime.outcomes().replayed(record);
         if (record.status() == RecordStatus.FAILED_FINAL) {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_FAILED, storedDetail(stored)));
         }

@@ -123,7 +123,7 @@ public final class ResponseSnapshots {
                 throw new IllegalStateException("IDEM-R001 no MessageBodyWriter for " + entityClass.getName() + " as " + writeAs);
             }
             // Bounded only where an oversize response fails; otherwise the client gets it whole the first time
-            // and the store keeps it without its body (IdempotencyRuntime.forStorage).
+            // and the store keeps it without its body (OutcomeStorage.forStorage).
             BoundedBuffer buffer = new BoundedBuffer(policy.failOversize() ? policy.maxResponseBytes() : Integer.MAX_VALUE - 8);
             try {
                 writer.writeTo(entity, entityClass, entityType, annotations == null ? NO_ANNOTATIONS : annotations,

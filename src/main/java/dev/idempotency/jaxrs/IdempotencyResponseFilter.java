@@ -2,7 +2,8 @@ package dev.idempotency.jaxrs;
 
 import dev.idempotency.internal.ProblemResponses;
 import dev.idempotency.internal.ResponseSnapshots;
-import dev.idempotency.internal.BusinessCommit;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.internal.ExchangeStage;
 import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.spi.StoredResponse;
@@ -31,11 +32,18 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         if (stage instanceof ExchangeStage.Settled settled) {
             settled.reply().ifPresent(reply -> ResponseSnapshots.apply(reply.response(), response, reply.replayed()));
         } else if (stage instanceof ExchangeStage.AwaitingCommit awaiting) {
-            BusinessCommit commit = collaborators.runtime().businessCommit();
-            if (commit.committedPlainly(awaiting, response.getStatus())) {
+            int firstStatus = awaiting.first().status();
+            if (CommitSettlement.committedPlainly(awaiting.end(), firstStatus, response.getStatus())) {
                 ResponseSnapshots.apply(awaiting.first(), response, false);
-            } else if (awaiting.end() != ExchangeStage.TransactionEnd.OPEN) {
-                answer(commit.settleJoined(exchange, awaiting, response.getStatus()), awaiting.first(), response);
+            } else if (awaiting.end() != TransactionEnd.OPEN) {
+                CommitSettlement.JoinedAnswer answer;
+                try {
+                    answer = collaborators.runtime().commits().settleJoined(awaiting.claim(), awaiting.end(),
+                            firstStatus, response.getStatus());
+                } finally {
+                    exchange.settled(java.util.Optional.empty());
+                }
+                answer(answer, awaiting.first(), response);
             }
         } else if (stage instanceof ExchangeStage.Failed failed) {
             StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
@@ -47,15 +55,15 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
 
     /**
      * The joined transaction ended without a plain commit (rolled back, or its commit raised): what
-     * {@link BusinessCommit} settled. A known rollback keeps the application's mapped answer, unless the
+     * {@link CommitSettlement} settled. A known rollback keeps the application's mapped answer, unless the
      * answer is the method's own success (the application marked the transaction rollback-only).
      */
-    private void answer(BusinessCommit.Answer answer, StoredResponse first, ContainerResponseContext response) {
+    private void answer(CommitSettlement.JoinedAnswer answer, StoredResponse first, ContainerResponseContext response) {
         switch (answer) {
             case FIRST_RESPONSE -> ResponseSnapshots.apply(first, response, false);
             case APPLICATION_ANSWER -> { }
-            case RETRY_LATER -> replaceWith(BusinessCommit.retryLaterProblem(), response);
-            case ROLLED_BACK -> replaceWith(BusinessCommit.rolledBackProblem(), response);
+            case RETRY_LATER -> replaceWith(CommitSettlement.retryLaterProblem(), response);
+            case ROLLED_BACK -> replaceWith(CommitSettlement.rolledBackProblem(), response);
         }
     }
 

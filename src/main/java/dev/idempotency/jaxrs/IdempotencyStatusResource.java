@@ -86,9 +86,7 @@ public abstract class IdempotencyStatusResource {
             case PROCESSING -> Response.accepted(OperationStatus.json(record)).type(MediaType.APPLICATION_JSON_TYPE)
                     .header(HttpHeaders.RETRY_AFTER, OperationStatus.retryAfterSeconds(policy.retryAfterMax()))
                     .build();
-            case SUCCEEDED, FAILED_FINAL -> outcome(runtime.opened(record.response().orElseThrow(() ->
-                    new IllegalStateException("IDEM-X002 a finished record without a response: " + record.scopeKey())),
-                    record.scopeKey()));
+            case SUCCEEDED, FAILED_FINAL -> outcome(runtime.outcomes().replayed(record));
             case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
         };
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.idempotency.core.JsonRedaction;
 import dev.idempotency.core.Redaction;
 
 import java.io.IOException;
@@ -21,7 +22,7 @@ import java.util.Optional;
  * nowhere in a given body changes nothing. The rest of the body is written back as parsed (member order
  * kept, numbers as written).
  */
-public final class JsonRedactor {
+public final class JsonRedactor implements JsonRedaction {
     private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -42,6 +43,7 @@ public final class JsonRedactor {
      * The body with the redaction applied; empty when it is not JSON that parses (then nothing of it may be
      * stored: the caller keeps no body).
      */
+    @Override
     public Optional<byte[]> redact(byte[] json, Redaction redaction) {
         JsonNode root;
         try {

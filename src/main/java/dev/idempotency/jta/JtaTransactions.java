@@ -1,5 +1,6 @@
 package dev.idempotency.jta;
 
+import dev.idempotency.core.BusinessCommitFailure;
 import dev.idempotency.core.CommitOutcomeUnknownException;
 import dev.idempotency.core.TransactionBoundary;
 import dev.idempotency.spi.StoreUnavailableException;
@@ -171,17 +172,11 @@ public final class JtaTransactions implements TransactionBoundary {
     }
 
     /** A commit or begin that failed; {@link #rolledBack()} tells whether the outcome is known to be nothing. */
-    public static final class TransactionFailure extends RuntimeException {
+    public static final class TransactionFailure extends BusinessCommitFailure {
         private static final long serialVersionUID = 1L;
-        private final boolean rolledBack;
 
         TransactionFailure(String message, Throwable cause, boolean rolledBack) {
-            super(message, cause);
-            this.rolledBack = rolledBack;
-        }
-
-        public boolean rolledBack() {
-            return rolledBack;
+            super(message, cause, rolledBack);
         }
 
         /**
@@ -189,8 +184,9 @@ public final class JtaTransactions implements TransactionBoundary {
          * transaction rollback: a serialization failure or deadlock, as a Galera node reports a write set that lost
          * certification) rather than for something of the application's.
          */
+        @Override
         public boolean conflict() {
-            if (!rolledBack) {
+            if (!rolledBack()) {
                 return false;
             }
             // Narayana adds what its resources threw (an XAException caused by the driver's SQLException) to its
@@ -216,7 +212,7 @@ public final class JtaTransactions implements TransactionBoundary {
     }
 
     /** The transaction the business method runs in. */
-    public static final class BusinessTransaction {
+    public static final class BusinessTransaction implements dev.idempotency.core.BusinessTransaction {
         private final TransactionManager tm;
         private final ServerTransactionHooks hooks;
         private final Transaction transaction;
@@ -230,11 +226,13 @@ public final class JtaTransactions implements TransactionBoundary {
         }
 
         /** Whether the library began it (and so commits it); false when joined. */
+        @Override
         public boolean owned() {
             return owned;
         }
 
         /** Makes sure it will not commit: rolls back an owned one, marks a joined one rollback-only. */
+        @Override
         public void abandon() {
             try {
                 if (owned) {
@@ -254,6 +252,7 @@ public final class JtaTransactions implements TransactionBoundary {
          * {@link #abandon()}, for a transaction that may have ended already: one the reaper rolled back after its
          * timeout cannot be marked again, and commits nothing either way.
          */
+        @Override
         public void abandonQuietly() {
             try {
                 abandon();
@@ -263,6 +262,7 @@ public final class JtaTransactions implements TransactionBoundary {
         }
 
         /** Whether it can still commit: active, not marked rollback-only, not ended. Any thread. */
+        @Override
         public boolean active() {
             try {
                 return transaction.getStatus() == Status.STATUS_ACTIVE;
@@ -272,6 +272,7 @@ public final class JtaTransactions implements TransactionBoundary {
         }
 
         /** Commits an owned transaction. */
+        @Override
         public void commit() {
             if (!owned) {
                 throw new IllegalStateException("a joined transaction is committed by its owner");
@@ -291,6 +292,7 @@ public final class JtaTransactions implements TransactionBoundary {
          * false when it rolled back, null for any other end status. Narayana reports a one-phase heuristic
          * hazard (the connection lost during COMMIT) as committed, so true alone does not prove it.
          */
+        @Override
         public void afterCompletion(Consumer<Boolean> committed) {
             try {
                 transaction.registerSynchronization(new Synchronization() {

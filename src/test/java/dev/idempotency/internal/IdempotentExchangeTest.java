@@ -1,8 +1,9 @@
 package dev.idempotency.internal;
 
+import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.Operation;
-import dev.idempotency.internal.ExchangeStage.TransactionEnd;
+import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.spi.StoredResponse;
 import dev.idempotency.testing.StoreFixture;
 import org.junit.jupiter.api.Test;
@@ -70,9 +71,9 @@ class IdempotentExchangeTest {
         assertThat(exchange.derive("acquirer")).isEqualTo(operation.derive("acquirer"));
         assertThat(exchange.stage().unsettledClaim()).contains(claim);
 
-        exchange.failed(ExchangeStage.FailureKind.FINAL);
+        exchange.failed(OutcomeClassification.FailureKind.FINAL);
         ExchangeStage.Failed failed = (ExchangeStage.Failed) exchange.stage();
-        assertThat(failed.kind()).isEqualTo(ExchangeStage.FailureKind.FINAL);
+        assertThat(failed.kind()).isEqualTo(OutcomeClassification.FailureKind.FINAL);
         assertThat(failed.unsettledClaim()).contains(claim);
 
         exchange.settled(Optional.empty());
@@ -87,7 +88,7 @@ class IdempotentExchangeTest {
         exchange.capture(REQUEST, operation);
         exchange.admitting(operation);
 
-        assertThatThrownBy(() -> exchange.failed(ExchangeStage.FailureKind.RETRYABLE)).hasMessageContaining("IDEM-X004");
+        assertThatThrownBy(() -> exchange.failed(OutcomeClassification.FailureKind.RETRYABLE)).hasMessageContaining("IDEM-X004");
     }
 
     @Test
