@@ -13,11 +13,11 @@ import dev.idempotency.core.Admission;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
-import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.BusinessCommitFailure;
 import dev.idempotency.core.CommitSettlement;
-import dev.idempotency.core.LeaseGuard;
+import dev.idempotency.core.BusinessTransaction;
+import dev.idempotency.core.OutcomeCodec;
 import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.internal.CapturedRequest;
 import dev.idempotency.internal.ExchangeStage;
@@ -39,6 +39,7 @@ import jakarta.interceptor.InvocationContext;
 
 import java.lang.reflect.InvocationTargetException;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Runs an {@link Idempotent} resource method under the protocol: admit (claim, replay or reject), run
@@ -162,101 +163,146 @@ public class IdempotentInterceptor {
     }
 
     private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request,
-                           JtaTransactions.BusinessTransaction tx) throws Exception {
+                           BusinessTransaction tx) throws Exception {
         exchange.running(claim);
-        EndpointPolicy policy = claim.operation().policy();
-        IdempotencyProtocol protocol = runtime.protocol();
-        Object result;
-        StoredResponse first;
-        Exception committedWith = null;
-        LeaseGuard leases = runtime.leaseGuard();
-        LeaseKeeper.Held lease = leases.hold(claim, tx);
-        try (lease) {
-            result = invocation.proceed();
-            first = ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
-        } catch (Exception | Error thrown) {
-            if (!(thrown instanceof Exception declared && RollbackRules.commitsDespite(declared,
-                    invocation.getMethod(), invocation.getTarget().getClass(), !tx.owned()))) {
-                tx.abandon();
-                // The response filter records what the application's exception mappers make of it.
-                exchange.failed(OutcomeClassification.FailureKind.of(policy, thrown));
-                throw thrown;
+        return runtime.execution().run(claim, tx, new ResponseCodec(invocation, method, request));
+    }
+
+    /**
+     * An HTTP request's outcomes: captured as the response the method made (its bytes, as the client gets them) and
+     * handed to the exchange, whose response filter sends them; a thrown failure is recorded there, once the
+     * application's exception mappers have rendered it.
+     */
+    private final class ResponseCodec implements OutcomeCodec<Object> {
+        private final InvocationContext invocation;
+        private final IdempotentMethod method;
+        private final CapturedRequest request;
+        private final EndpointPolicy policy;
+
+        ResponseCodec(InvocationContext invocation, IdempotentMethod method, CapturedRequest request) {
+            this.invocation = invocation;
+            this.method = method;
+            this.request = request;
+            this.policy = runtime.policy(method.endpoint());
+        }
+
+        @Override
+        public Object invoke() throws Exception {
+            return invocation.proceed();
+        }
+
+        @Override
+        public StoredResponse capture(Object result) {
+            return ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
+        }
+
+        @Override
+        public Optional<String> resourceId(StoredResponse first) {
+            return ResponseSnapshots.resourceId(first);
+        }
+
+        @Override
+        public Optional<StoredResponse> commitsDespite(Exception thrown, BusinessTransaction tx) {
+            if (!RollbackRules.commitsDespite(thrown, invocation.getMethod(), invocation.getTarget().getClass(),
+                    !tx.owned())) {
+                return Optional.empty();
             }
-            // The application declared that this exception does not roll back: its work commits, so its
-            // outcome, as its mappers render it, is recorded in the same transaction, as final.
-            committedWith = declared;
-            result = null;
-            first = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
-                    invocation.getMethod(), request, policy);
+            return Optional.of(ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
+                    invocation.getMethod(), request, policy));
         }
-        if (leases.abandonedIfLost(lease, tx)) {
-            // Another executor may own the operation now: its outcome, if it has one.
-            return fencedOut(claim, method, invocation, request);
+
+        @Override
+        public boolean settlesTransactionEnd() {
+            return true;
         }
-        if (committedWith == null && OutcomeClassification.ofStatus(first.status()) == RecordStatus.FAILED_RETRYABLE) {
-            // A retryable outcome: nothing of it may stay, the retry runs again.
-            tx.abandon();
-            protocol.release(claim);
+
+        @Override
+        public Object failed(Throwable thrown, Claim claim) throws Exception {
+            // The response filter records what the application's exception mappers make of it.
+            exchange.failed(OutcomeClassification.FailureKind.of(policy, thrown));
+            throw rethrown(thrown);
+        }
+
+        @Override
+        public Object superseded(Superseded why, Claim claim, Supplier<Admission.Replay> winner) throws Exception {
+            // The winner's outcome when it has one, else 409 superseded (thrown by the protocol).
+            exchange.settled(Optional.empty());
+            exchange.settled(replayable(winner.get().record(), method, invocation, request), true);
+            return null;
+        }
+
+        @Override
+        public Object retryable(Object result, StoredResponse first) {
             exchange.settled(first, false);
             return result;
         }
-        if (!tx.active()) {
-            // Marked rollback-only by the application (or rolled back by a timeout): nothing of this run
-            // commits, and a server's datasource refuses any statement in it (WildFly: IJ031070), so nothing is
-            // finished in it. The claim goes back; a success must not reach the client as done.
-            runtime.commits().nothingCommits(tx, claim);
+
+        @Override
+        public Object rolledBack(Object result, StoredResponse first, Optional<Exception> committedWith)
+                throws Exception {
             exchange.settled(Optional.empty());
-            if (committedWith != null) {
-                throw committedWith;
+            if (committedWith.isPresent()) {
+                throw committedWith.get();
             }
+            // A success must not reach the client as done.
             if (OutcomeClassification.isSuccess(first.status())) {
                 throw new IdempotencyException(CommitSettlement.rolledBackProblem());
             }
             exchange.settled(first, false);
             return result;
         }
-        RecordStatus status = OutcomeClassification.ofCommitted(first.status());
-        boolean finished;
-        try {
-            finished = protocol.finish(claim, status,
-                    Optional.of(runtime.outcomes().forStorage(first, policy, claim.operation().scopeKey())),
-                    ResponseSnapshots.resourceId(first));
-        } catch (RuntimeException e) {
-            tx.abandon();
+
+        @Override
+        public Object finishFailed(RuntimeException storeFailed, Claim claim) {
             exchange.failed(OutcomeClassification.FailureKind.RETRYABLE);
-            throw e;
+            throw storeFailed;
         }
-        if (!finished) {
-            // Fenced out: another executor owns the operation now; our business work must not commit.
-            tx.abandon();
-            return fencedOut(claim, method, invocation, request);
-        }
-        if (tx.owned()) {
-            CommitSettlement.OwnedCommit commit = runtime.commits().commitOwned(tx, claim);
-            if (commit instanceof CommitSettlement.OwnedCommit.RefusedForConflict) {
-                // Refused at COMMIT for a conflict: nothing of this run committed; the winner's answer, if any.
-                return fencedOut(claim, method, invocation, request, () -> protocol.afterRefusedCommit(claim));
-            }
-            if (commit instanceof CommitSettlement.OwnedCommit.RolledBack rolledBack) {
-                // The application's failure at commit (a constraint checked at flush): its mappers answer.
-                exchange.failed(OutcomeClassification.FailureKind.BY_STATUS);
-                throw rolledBack.applicationCause().orElseGet(() -> CommitSettlement.rolledBack(rolledBack.failure()));
-            }
-            if (commit instanceof CommitSettlement.OwnedCommit.NotCommitted notCommitted) {
-                exchange.settled(Optional.empty());
-                throw CommitSettlement.retryLater(notCommitted.failure());
-            }
-            exchange.settled(first, false);
-        } else {
+
+        @Override
+        public Object finishedInCallersTransaction(BusinessTransaction tx, Claim claim, Object result,
+                                                   StoredResponse first, Optional<Exception> committedWith)
+                throws Exception {
             // Awaiting first: the transaction manager may report the end on another thread at any time now.
             exchange.awaitCommit(claim, first);
             tx.afterCompletion(committed -> exchange.transactionEnded(TransactionEnd.of(committed)));
+            return answered(result, committedWith);
         }
-        if (committedWith != null) {
-            // For the application's mappers and its transaction interceptor, which commits on it as declared.
-            throw committedWith;
+
+        @Override
+        public Object committed(Object result, StoredResponse first, Optional<Exception> committedWith)
+                throws Exception {
+            exchange.settled(first, false);
+            return answered(result, committedWith);
         }
-        return result;
+
+        @Override
+        public Object commitRolledBack(CommitSettlement.OwnedCommit.RolledBack rolledBack, Claim claim) {
+            // The application's failure at commit (a constraint checked at flush): its mappers answer.
+            exchange.failed(OutcomeClassification.FailureKind.BY_STATUS);
+            throw rolledBack.applicationCause().orElseGet(() -> CommitSettlement.rolledBack(rolledBack.failure()));
+        }
+
+        @Override
+        public Object notCommitted(CommitSettlement.OwnedCommit.NotCommitted notCommitted, Claim claim) {
+            exchange.settled(Optional.empty());
+            throw CommitSettlement.retryLater(notCommitted.failure());
+        }
+
+        // A failure the application declared not to roll back goes on to its mappers and its transaction interceptor,
+        // which commits on it as declared.
+        private Object answered(Object result, Optional<Exception> committedWith) throws Exception {
+            if (committedWith.isPresent()) {
+                throw committedWith.get();
+            }
+            return result;
+        }
+    }
+
+    private static Exception rethrown(Throwable thrown) {
+        if (thrown instanceof Error error) {
+            throw error;
+        }
+        return (Exception) thrown;
     }
 
     /**
@@ -329,22 +375,6 @@ public class IdempotentInterceptor {
         }
     }
 
-
-    // The winner's outcome when it has one, else 409 superseded (thrown by afterFenced).
-    private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,
-                             CapturedRequest request) throws Exception {
-        return fencedOut(claim, method, invocation, request, () -> runtime.protocol().afterFenced(claim.operation()));
-    }
-
-    // The answer the protocol gives after this run could not commit (a replay; it throws 409 or 503 otherwise).
-    private Object fencedOut(Claim claim, IdempotentMethod method, InvocationContext invocation,
-                             CapturedRequest request, java.util.function.Supplier<Admission> answer) throws Exception {
-        exchange.settled(Optional.empty());
-        Admission winner = answer.get();
-        IdempotencyRecord record = ((Admission.Replay) winner).record();
-        exchange.settled(replayable(record, method, invocation, request), true);
-        return null;
-    }
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */
     private StoredResponse replayable(IdempotencyRecord record, IdempotentMethod method, InvocationContext invocation,

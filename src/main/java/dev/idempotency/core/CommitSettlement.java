@@ -211,7 +211,7 @@ public final class CommitSettlement {
 
     /** The committed record of a claim whose commit was refused for a conflict: the winner's, to replay (or thrown). */
     public IdempotencyRecord winnerAfterRefusedCommit(Claim claim) {
-        return ((Admission.Replay) protocol.afterRefusedCommit(claim)).record();
+        return protocol.afterRefusedCommit(claim).record();
     }
 
     /** The 500 for a method that answered success from a transaction that then rolled back. */

@@ -353,7 +353,7 @@ public final class IdempotencyProtocol {
      *
      * @throws IdempotencyException 503 when the claim was still ours, 409 when the winner has no outcome yet
      */
-    public Admission afterRefusedCommit(Claim claim) {
+    public Admission.Replay afterRefusedCommit(Claim claim) {
         Optional<IdempotencyRecord> found;
         try {
             release(claim);
@@ -372,11 +372,11 @@ public final class IdempotencyProtocol {
     /**
      * The answer for an executor that was fenced out: the winner's outcome if it has one, else 409.
      */
-    public Admission afterFenced(Operation op) {
+    public Admission.Replay afterFenced(Operation op) {
         return afterFenced(op, transactions.requiresNew(() -> store.find(op.scopeKey())));
     }
 
-    private Admission afterFenced(Operation op, Optional<IdempotencyRecord> found) {
+    private Admission.Replay afterFenced(Operation op, Optional<IdempotencyRecord> found) {
         if (found.isPresent() && found.get().status().isReplayable() && op.fingerprint().matches(found.get().requestHash())) {
             return replay(op, found.get());
         }
@@ -840,7 +840,7 @@ public final class IdempotencyProtocol {
         return Optional.empty();
     }
 
-    private Admission replay(Operation op, IdempotencyRecord record) {
+    private Admission.Replay replay(Operation op, IdempotencyRecord record) {
         events.publish(new IdempotencyEvent.Replayed(op.policy().endpoint(), op.scopeKey(), record.status()));
         return new Admission.Replay(record);
     }

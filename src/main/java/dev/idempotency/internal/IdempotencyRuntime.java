@@ -18,6 +18,7 @@ import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.Execution;
 import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.MessageFacts;
@@ -125,6 +126,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     private ProblemResponses problems;
     private CommitSettlement commits;
     private LeaseGuard leaseGuard;
+    private Execution execution;
     // Selected once: a request only fires.
     private jakarta.enterprise.event.Event<IdempotencyEvent> events;
     private int maxRequestBytes;
@@ -258,6 +260,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         commits = new CommitSettlement(protocol);
         leases = new LeaseKeeper(store, transactions, clock, this::fire);
         leaseGuard = new LeaseGuard(leases, commits);
+        execution = new Execution(protocol, leaseGuard, commits, outcomes);
         settler = new Settler(protocol, store, transactions, clock, policies.values().stream()
                 .map(policy -> new Settler.Endpoint(policy, resolverFor(policy))).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
@@ -754,9 +757,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return commits;
     }
 
-    /** The leases of running methods, and what a run whose lease was lost does. */
-    public LeaseGuard leaseGuard() {
-        return leaseGuard;
+    /** The stages every trigger runs once its operation is claimed. */
+    public Execution execution() {
+        return execution;
     }
 
     /** The stored outcome of a failure without a response: a problem naming the exception's type, not its message. */
@@ -768,21 +771,12 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
     /** Records a thrown failure as rendered by the application's mappers: final (replayed) or retryable. */
     public void recordFailure(IdempotentExchange exchange, ExchangeStage.Failed failed, StoredResponse response,
                               boolean retryable) {
-        IdempotencyProtocol p = protocol();
+        // Called from the response filter, where a throw would become the container's 500: the client keeps the
+        // answer its failure was mapped to (a failure to record is logged; the lease bounds the record).
         Claim claim = failed.claim();
-        try {
-            if (retryable) {
-                p.release(claim);
-            } else {
-                p.finishAlone(claim, RecordStatus.FAILED_FINAL,
-                        Optional.of(outcomes.forStorage(response, claim.operation().policy(), claim.operation().scopeKey())));
-            }
-        } catch (RuntimeException e) {
-            // Called from the response filter, where a throw becomes the container's 500: the client keeps the
-            // answer its failure was mapped to, and the record, still PROCESSING, is taken over after its lease.
-            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim
-                    + "; it will be taken over when its lease ends", e);
-        }
+        execution.recordFailure(claim, retryable ? RecordStatus.FAILED_RETRYABLE : RecordStatus.FAILED_FINAL,
+                retryable ? Optional.empty() : Optional.of(outcomes.forStorage(response, claim.operation().policy(),
+                        claim.operation().scopeKey())));
         exchange.settled(Optional.empty());
     }
 

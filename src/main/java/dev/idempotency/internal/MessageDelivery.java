@@ -12,8 +12,9 @@ import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.CommitSettlement;
-import dev.idempotency.core.LeaseGuard;
-import dev.idempotency.core.LeaseKeeper;
+import dev.idempotency.core.BusinessTransaction;
+import dev.idempotency.core.OutcomeCodec;
+import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.MessageFacts;
 import dev.idempotency.core.Operation;
 import dev.idempotency.jms.JmsMessages;
@@ -23,6 +24,7 @@ import jakarta.interceptor.InvocationContext;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -117,79 +119,135 @@ public final class MessageDelivery {
     private Object execute(InvocationContext invocation, IdempotentExchange exchange, Delivery delivery, Claim claim)
             throws Exception {
         exchange.running(claim);
-        IdempotencyProtocol protocol = runtime.protocol();
-        JtaTransactions.BusinessTransaction tx = delivery.tx;
-        CommitSettlement commits = runtime.commits();
-        LeaseGuard leases = runtime.leaseGuard();
-        LeaseKeeper.Held lease = leases.hold(claim, tx);
-        Object result;
-        try (lease) {
-            result = invocation.proceed();
-        } catch (Exception | Error thrown) {
-            exchange.settled(Optional.empty());
-            return failed(delivery, claim, thrown);
+        return runtime.execution().run(claim, delivery.tx, new AcknowledgementCodec(invocation, exchange, delivery,
+                claim));
+    }
+
+    /**
+     * A message's outcomes: acknowledged (its transaction commits) once its outcome is recorded; rolled back for the
+     * broker to redeliver otherwise. Nothing of a message's outcome is kept but that it was processed.
+     */
+    private final class AcknowledgementCodec implements OutcomeCodec<Object> {
+        private final InvocationContext invocation;
+        private final IdempotentExchange exchange;
+        private final Delivery delivery;
+        private final Claim claim;
+
+        AcknowledgementCodec(InvocationContext invocation, IdempotentExchange exchange, Delivery delivery,
+                             Claim claim) {
+            this.invocation = invocation;
+            this.exchange = exchange;
+            this.delivery = delivery;
+            this.claim = claim;
         }
-        boolean leaseLost = leases.abandonedIfLost(lease, tx);
-        if (leaseLost || !tx.active()) {
-            // Its lease could not be held (a takeover may own the operation now), or the listener marked the
-            // transaction rollback-only, its way to ask for a redelivery: nothing of this delivery commits.
+
+        @Override
+        public Object invoke() throws Exception {
+            return invocation.proceed();
+        }
+
+        @Override
+        public StoredResponse capture(Object result) {
+            return PROCESSED;
+        }
+
+        @Override
+        public StoredResponse kept(StoredResponse first, Claim claim, OutcomeStorage outcomes) {
+            return first;
+        }
+
+        @Override
+        public Object failed(Throwable thrown, Claim claim) throws Exception {
             exchange.settled(Optional.empty());
-            if (!leaseLost) {
-                commits.nothingCommits(tx, claim);
+            return MessageDelivery.this.failed(delivery, claim, thrown);
+        }
+
+        // Its lease could not be held (a takeover may own the operation now), or a takeover fenced its finish out, or
+        // the database refused its commit for another's: nothing of this delivery commits; the redelivery meets the
+        // winner's outcome.
+        @Override
+        public Object superseded(Superseded why, Claim claim, Supplier<Admission.Replay> winner) throws Exception {
+            exchange.settled(Optional.empty());
+            if (why == Superseded.LEASE_LOST) {
+                LOG.info("IDEM-I004 " + delivery + " lost its lease; rolled back for redelivery");
+                return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
+                        new IdempotencyException(Problem.of(ProblemType.ROLLED_BACK, "the delivery was rolled back")));
             }
-            LOG.info("IDEM-I004 " + delivery + (leaseLost ? " lost its lease" : " was marked rollback-only")
-                    + "; rolled back for redelivery");
-            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
-                    new IdempotencyException(Problem.of(ProblemType.ROLLED_BACK, "the delivery was rolled back")));
-        }
-        // If the message's transaction rolls back after the finish (its commit fails, the broker's branch does not
-        // prepare), the record rolls back to this claim: it is given back then, so the redelivery runs at once
-        // instead of waiting out the lease.
-        CommitSettlement.Guard onRollback = commits.giveBackOnRollback(tx, claim, true);
-        boolean finished;
-        try {
-            finished = protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(PROCESSED), Optional.empty());
-        } catch (RuntimeException storeFailed) {
-            exchange.settled(Optional.empty());
-            tx.abandon();
-            LOG.log(Level.INFO, "IDEM-I004 " + delivery + " could not be finished; rolled back for redelivery", storeFailed);
-            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(), storeFailed);
-        }
-        exchange.settled(Optional.empty());
-        if (!finished) {
-            // Fenced out: another delivery took the operation over; the redelivery meets its outcome.
-            onRollback.settledHere();
-            tx.abandon();
             LOG.info("IDEM-I004 " + delivery + " was fenced out by a takeover; rolled back for redelivery");
             return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
                     new IdempotencyException(Problem.of(ProblemType.SUPERSEDED, "the delivery was taken over")));
         }
-        delivery.handled(Handling.EXECUTED, claim.operation().scopeKey());
-        return delivery.acknowledged(result);
+
+        @Override
+        public Object retryable(Object result, StoredResponse first) {
+            throw new IllegalStateException("IDEM-X009 a processed message is never retryable: " + first.status());
+        }
+
+        // The listener marked the transaction rollback-only, its way to ask for a redelivery.
+        @Override
+        public Object rolledBack(Object result, StoredResponse first, Optional<Exception> committedWith)
+                throws Exception {
+            exchange.settled(Optional.empty());
+            LOG.info("IDEM-I004 " + delivery + " was marked rollback-only; rolled back for redelivery");
+            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(),
+                    new IdempotencyException(Problem.of(ProblemType.ROLLED_BACK, "the delivery was rolled back")));
+        }
+
+        @Override
+        public Object finishFailed(RuntimeException storeFailed, Claim claim) throws Exception {
+            exchange.settled(Optional.empty());
+            LOG.log(Level.INFO, "IDEM-I004 " + delivery + " could not be finished; rolled back for redelivery",
+                    storeFailed);
+            return delivery.redeliver(Handling.REDELIVERED, claim.operation().scopeKey(), storeFailed);
+        }
+
+        // The container's commit acknowledges the message.
+        @Override
+        public Object finishedInCallersTransaction(BusinessTransaction tx, Claim claim, Object result,
+                                                   StoredResponse first, Optional<Exception> committedWith) {
+            return executed(result);
+        }
+
+        @Override
+        public Object committed(Object result, StoredResponse first, Optional<Exception> committedWith) {
+            return executed(result);
+        }
+
+        // No container transaction: the container redelivers on the exception (the claim went back with the rollback).
+        @Override
+        public Object commitRolledBack(CommitSettlement.OwnedCommit.RolledBack rolledBack, Claim claim) {
+            exchange.settled(Optional.empty());
+            throw rolledBack.failure();
+        }
+
+        @Override
+        public Object notCommitted(CommitSettlement.OwnedCommit.NotCommitted notCommitted, Claim claim) {
+            exchange.settled(Optional.empty());
+            throw notCommitted.failure();
+        }
+
+        private Object executed(Object result) {
+            exchange.settled(Optional.empty());
+            delivery.handled(Handling.EXECUTED, claim.operation().scopeKey());
+            return result;
+        }
     }
 
     // The listener threw: nothing of its work commits. A final failure is recorded so that the redelivery is
     // acknowledged; a retryable one gives the claim back (recorded as dead-lettered on the last delivery).
     private Object failed(Delivery delivery, Claim claim, Throwable thrown) throws Exception {
-        delivery.tx.abandonQuietly();
         Operation op = claim.operation();
         boolean isFinal = OutcomeClassification.FailureKind.of(op.policy(), thrown) == OutcomeClassification.FailureKind.FINAL;
         boolean last = delivery.message.deliveryCount() >= op.policy().messages().orElseThrow().maxDeliveries();
         Handling handling = isFinal ? Handling.FAILED_FINAL : last ? Handling.DEAD_LETTERED : Handling.REDELIVERED;
-        try {
-            switch (handling) {
-                case FAILED_FINAL -> runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL,
-                        Optional.of(outcome(ProblemType.MESSAGE_FAILED, thrown, "")));
-                case DEAD_LETTERED -> runtime.protocol().finishAlone(claim, RecordStatus.FAILED_RETRYABLE,
-                        Optional.of(outcome(ProblemType.DEAD_LETTERED, thrown, "delivered "
-                                + delivery.message.deliveryCount() + " times; the broker moves it to its dead-letter"
-                                + " queue, from which it can be sent again: ")));
-                default -> runtime.protocol().release(claim);
-            }
-        } catch (RuntimeException notRecorded) {
-            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim
-                    + "; it will be taken over when its lease ends", notRecorded);
-        }
+        runtime.execution().recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL : RecordStatus.FAILED_RETRYABLE,
+                switch (handling) {
+                    case FAILED_FINAL -> Optional.of(outcome(ProblemType.MESSAGE_FAILED, thrown, ""));
+                    case DEAD_LETTERED -> Optional.of(outcome(ProblemType.DEAD_LETTERED, thrown, "delivered "
+                            + delivery.message.deliveryCount() + " times; the broker moves it to its dead-letter"
+                            + " queue, from which it can be sent again: "));
+                    default -> Optional.empty();
+                });
         String what = switch (handling) {
             case FAILED_FINAL -> "failed finally: FAILED_FINAL is recorded, the delivery rolled back, and its"
                     + " redelivery will be acknowledged without running";

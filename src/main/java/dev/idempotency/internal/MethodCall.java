@@ -1,6 +1,5 @@
 package dev.idempotency.internal;
 
-import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
@@ -10,8 +9,9 @@ import dev.idempotency.core.CallFacts;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.CommitSettlement;
-import dev.idempotency.core.LeaseGuard;
-import dev.idempotency.core.LeaseKeeper;
+import dev.idempotency.core.BusinessTransaction;
+import dev.idempotency.core.OutcomeClassification;
+import dev.idempotency.core.OutcomeCodec;
 import dev.idempotency.core.Operation;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -89,90 +90,116 @@ public final class MethodCall {
     }
 
     private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim) throws Exception {
-        JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
-        CommitSettlement commits = runtime.commits();
-        LeaseGuard leases = runtime.leaseGuard();
-        LeaseKeeper.Held lease = leases.hold(claim, tx);
-        Object result;
-        try (lease) {
-            result = invocation.proceed();
-        } catch (Exception | Error thrown) {
-            failed(tx, claim, thrown);
-            throw thrown;
-        }
-        if (leases.abandonedIfLost(lease, tx)) {
-            // Another call may own the operation now: nothing of this one commits; the winner's result, if any.
-            return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
-        }
-        if (!tx.active()) {
-            commits.nothingCommits(tx, claim);
-            throw new IdempotencyException(CommitSettlement.rolledBackProblem());
-        }
-        StoredResponse first;
-        try {
-            first = result == null ? NO_RESULT : new StoredResponse(200, Map.of("Content-Type",
-                    List.of("application/json")), json().toJson(result, invocation.getMethod().getGenericReturnType())
-                    .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
-        } catch (JsonbException unwritable) {
-            // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
-            commits.nothingCommits(tx, claim);
-            throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the result of " + method.endpoint()
-                    + " cannot be written as JSON to be kept for repeats: " + unwritable.getMessage()), unwritable);
-        }
-        // If the transaction rolls back after the finish (the caller's, later, or at its commit), the record rolls
-        // back to this claim: it is given back then, so that the next call runs at once.
-        // An owned transaction whose commit cannot tell is settled where it is committed, below.
-        CommitSettlement.Guard onRollback = commits.giveBackOnRollback(tx, claim, !tx.owned());
-        boolean finished;
-        try {
-            finished = runtime.protocol().finish(claim, RecordStatus.SUCCEEDED,
-                    Optional.of(runtime.outcomes().forStorage(first, claim.operation().policy(),
-                            claim.operation().scopeKey())),
-                    Optional.empty());
-        } catch (RuntimeException storeFailed) {
-            tx.abandonQuietly();
-            throw storeFailed;
-        }
-        if (!finished) {
-            // Fenced out: another call took the operation over; its result, if it has one.
-            onRollback.settledHere();
-            tx.abandonQuietly();
-            return replayed(((Admission.Replay) runtime.protocol().afterFenced(claim.operation())).record(), method);
-        }
-        if (!tx.owned()) {
-            return result;
-        }
-        CommitSettlement.OwnedCommit commit = commits.commitOwned(tx, claim);
-        if (commit instanceof CommitSettlement.OwnedCommit.RefusedForConflict) {
-            // Refused at COMMIT for a conflict: nothing of this call committed; the winner's result, if any.
-            return replayed(commits.winnerAfterRefusedCommit(claim), method);
-        }
-        if (commit instanceof CommitSettlement.OwnedCommit.RolledBack rolledBack) {
-            // Given back from its completion already.
-            throw CommitSettlement.rolledBack(rolledBack.failure());
-        }
-        if (commit instanceof CommitSettlement.OwnedCommit.NotCommitted notCommitted) {
-            throw CommitSettlement.retryLater(notCommitted.failure());
-        }
-        return result;
+        return runtime.execution().run(claim, runtime.transactions().joinOrBegin(), new ReturnValueCodec(invocation,
+                method));
     }
 
-    // The method threw: nothing of its work commits. A final failure is recorded; any other gives the claim back.
-    private void failed(JtaTransactions.BusinessTransaction tx, Claim claim, Throwable thrown) {
-        tx.abandonQuietly();
-        EndpointPolicy policy = claim.operation().policy();
-        boolean isFinal = OutcomeClassification.FailureKind.of(policy, thrown) == OutcomeClassification.FailureKind.FINAL;
-        try {
-            if (isFinal) {
-                runtime.protocol().finishAlone(claim, RecordStatus.FAILED_FINAL, Optional.of(runtime.failureOutcome(
-                        ProblemType.OPERATION_FAILED, "the first call with this key failed finally ("
-                                + thrown.getClass().getName() + "); a new operation needs a new key")));
-            } else {
-                runtime.protocol().release(claim);
+    /**
+     * A call's outcomes: the method's return value, kept as JSON; a repeat gets it back, or the first call's final
+     * failure thrown. Every failure is the method's caller's to see: thrown.
+     */
+    private final class ReturnValueCodec implements OutcomeCodec<Object> {
+        private final InvocationContext invocation;
+        private final IdempotentMethod method;
+
+        ReturnValueCodec(InvocationContext invocation, IdempotentMethod method) {
+            this.invocation = invocation;
+            this.method = method;
+        }
+
+        @Override
+        public Object invoke() throws Exception {
+            return invocation.proceed();
+        }
+
+        @Override
+        public StoredResponse capture(Object result) {
+            if (result == null) {
+                return NO_RESULT;
             }
-        } catch (RuntimeException notRecorded) {
-            LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim
-                    + "; it will be taken over when its lease ends", notRecorded);
+            try {
+                return new StoredResponse(200, Map.of("Content-Type", List.of("application/json")),
+                        json().toJson(result, invocation.getMethod().getGenericReturnType())
+                                .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
+            } catch (JsonbException unwritable) {
+                throw new UnstorableResult(new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
+                        "the result of " + method.endpoint() + " cannot be written as JSON to be kept for repeats: "
+                                + unwritable.getMessage()), unwritable));
+            }
+        }
+
+        // The method threw: nothing of its work commits. A final failure is recorded; any other gives the claim back.
+        @Override
+        public Object failed(Throwable thrown, Claim claim) throws Exception {
+            if (thrown instanceof UnstorableResult unstorable) {
+                // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
+                runtime.commits().giveBackQuietly(claim);
+                throw unstorable.problem;
+            }
+            boolean isFinal = OutcomeClassification.FailureKind.of(claim.operation().policy(), thrown)
+                    == OutcomeClassification.FailureKind.FINAL;
+            runtime.execution().recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL
+                    : RecordStatus.FAILED_RETRYABLE, isFinal ? Optional.of(runtime.failureOutcome(
+                    ProblemType.OPERATION_FAILED, "the first call with this key failed finally ("
+                            + thrown.getClass().getName() + "); a new operation needs a new key")) : Optional.empty());
+            if (thrown instanceof Error error) {
+                throw error;
+            }
+            throw (Exception) thrown;
+        }
+
+        // Another call owns the operation now: nothing of this one commits; the winner's result, if any.
+        @Override
+        public Object superseded(Superseded why, Claim claim, Supplier<Admission.Replay> winner) {
+            return replayed(winner.get().record(), method);
+        }
+
+        @Override
+        public Object retryable(Object result, StoredResponse first) {
+            throw new IllegalStateException("IDEM-X009 a business method's result is never retryable: " + first.status());
+        }
+
+        @Override
+        public Object rolledBack(Object result, StoredResponse first, Optional<Exception> committedWith) {
+            throw new IdempotencyException(CommitSettlement.rolledBackProblem());
+        }
+
+        @Override
+        public Object finishFailed(RuntimeException storeFailed, Claim claim) {
+            throw storeFailed;
+        }
+
+        @Override
+        public Object finishedInCallersTransaction(BusinessTransaction tx, Claim claim, Object result,
+                                                   StoredResponse first, Optional<Exception> committedWith) {
+            return result;
+        }
+
+        @Override
+        public Object committed(Object result, StoredResponse first, Optional<Exception> committedWith) {
+            return result;
+        }
+
+        // Given back from its completion already.
+        @Override
+        public Object commitRolledBack(CommitSettlement.OwnedCommit.RolledBack rolledBack, Claim claim) {
+            throw CommitSettlement.rolledBack(rolledBack.failure());
+        }
+
+        @Override
+        public Object notCommitted(CommitSettlement.OwnedCommit.NotCommitted notCommitted, Claim claim) {
+            throw CommitSettlement.retryLater(notCommitted.failure());
+        }
+    }
+
+    // A result that cannot be kept for repeats: the call fails with a problem, and nothing of it commits.
+    private static final class UnstorableResult extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final IdempotencyException problem;
+
+        UnstorableResult(IdempotencyException problem) {
+            super(problem.getMessage(), problem, false, false);
+            this.problem = problem;
         }
     }
 
