@@ -114,7 +114,7 @@ public class IdempotentInterceptor {
     // Admission goes on from the request filter's read when it made one.
     private Admission admit(Operation op, ExchangeStage stage) {
         IdempotencyProtocol protocol = runtime.protocol();
-        return stage instanceof ExchangeStage.Read r ? protocol.admit(op, r.record()) : protocol.admit(op);
+        return stage instanceof ExchangeStage.Read r ? protocol.admission().admit(op, r.record()) : protocol.admission().admit(op);
     }
 
     /**
@@ -134,7 +134,7 @@ public class IdempotentInterceptor {
         }
         if (admission instanceof Admission.Execute execute) {
             Claim claim = execute.claim();
-            tx.afterCompletion(ended -> runtime.protocol().claimEnded(claim));
+            tx.afterCompletion(ended -> runtime.protocol().admission().claimEnded(claim));
             return execute(invocation, method, claim, request, tx);
         }
         if (tx.owned()) {
@@ -318,12 +318,12 @@ public class IdempotentInterceptor {
         CapturedRequest detached = request.withProviders(TaskProviders.capture(request.providers(),
                 invocation.getMethod(), java.util.stream.Stream.concat(policy.finalOn().stream(),
                         policy.retryOn().stream()).toList()));
-        IdempotencyRecord running = runtime.protocol().read(op).orElseThrow(() -> new IllegalStateException(
+        IdempotencyRecord running = runtime.protocol().admission().read(op).orElseThrow(() -> new IllegalStateException(
                 "IDEM-X005 the claimed operation has no record: " + op.scopeKey()));
         try {
             runtime.executor().execute(() -> runTask(invocation, claim, detached));
         } catch (java.util.concurrent.RejectedExecutionException rejected) {
-            runtime.protocol().release(claim);
+            runtime.protocol().completion().release(claim);
             exchange.settled(Optional.empty());
             runtime.fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
             throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,

@@ -69,7 +69,7 @@ public final class CommitSettlement {
             if (failure.rolledBack()) {
                 return new OwnedCommit.RolledBack(failure, applicationCause(failure));
             }
-            if (protocol.settleUnknownCommit(claim).isEmpty()) {
+            if (protocol.recovery().settleUnknownCommit(claim).isEmpty()) {
                 return new OwnedCommit.NotCommitted(failure);
             }
         }
@@ -106,7 +106,7 @@ public final class CommitSettlement {
     public JoinedAnswer settleJoined(Claim claim, TransactionEnd end, int firstStatus, int answeredStatus) {
         Optional<Boolean> committed;
         try {
-            committed = Optional.of(protocol.settleUnknownCommit(claim).isPresent());
+            committed = Optional.of(protocol.recovery().settleUnknownCommit(claim).isPresent());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W007 could not settle the commit of " + claim
                     + "; it will be taken over when its lease ends", e);
@@ -163,7 +163,7 @@ public final class CommitSettlement {
      */
     public void afterRollback(Claim claim) {
         try {
-            protocol.settleUnknownCommit(claim);
+            protocol.recovery().settleUnknownCommit(claim);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim + " after its transaction"
                     + " rolled back; it will be taken over when its lease ends", e);
@@ -179,10 +179,10 @@ public final class CommitSettlement {
         try {
             if (end.isPresent()) {
                 if (end.get() != TransactionEnd.COMMITTED) {
-                    protocol.settleUnknownCommit(claim);
+                    protocol.recovery().settleUnknownCommit(claim);
                 }
             } else {
-                protocol.release(claim);
+                protocol.completion().release(claim);
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W003 could not release an abandoned claim " + claim
@@ -202,7 +202,7 @@ public final class CommitSettlement {
     /** Gives a claim back after a run that left nothing behind; a failure only logged, the lease bounds the claim. */
     public void giveBackQuietly(Claim claim) {
         try {
-            protocol.release(claim);
+            protocol.completion().release(claim);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
                     + "; it will be taken over when its lease ends", e);
@@ -211,7 +211,7 @@ public final class CommitSettlement {
 
     /** The committed record of a claim whose commit was refused for a conflict: the winner's, to replay (or thrown). */
     public IdempotencyRecord winnerAfterRefusedCommit(Claim claim) {
-        return protocol.afterRefusedCommit(claim).record();
+        return protocol.recovery().afterRefusedCommit(claim).record();
     }
 
     /** The 500 for a method that answered success from a transaction that then rolled back. */

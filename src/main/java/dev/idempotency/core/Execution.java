@@ -60,13 +60,13 @@ public final class Execution {
         }
         if (leases.abandonedIfLost(lease, tx)) {
             return codec.superseded(OutcomeCodec.Superseded.LEASE_LOST, claim,
-                    () -> protocol.afterFenced(claim.operation()));
+                    () -> protocol.recovery().afterFenced(claim.operation()));
         }
         // Finish: classified once.
         if (committedWith.isEmpty() && OutcomeClassification.ofStatus(first.status()) == RecordStatus.FAILED_RETRYABLE) {
             // A retryable outcome: nothing of it may stay, the retry runs again.
             tx.abandon();
-            protocol.release(claim);
+            protocol.completion().release(claim);
             return codec.retryable(result, first);
         }
         if (!tx.active()) {
@@ -82,7 +82,7 @@ public final class Execution {
                 : Optional.of(commits.giveBackOnRollback(tx, claim, !tx.owned()));
         boolean finished;
         try {
-            finished = protocol.finish(claim, OutcomeClassification.ofCommitted(first.status()),
+            finished = protocol.completion().finish(claim, OutcomeClassification.ofCommitted(first.status()),
                     Optional.of(codec.kept(first, claim, outcomes)), codec.resourceId(first));
         } catch (RuntimeException storeFailed) {
             tx.abandonQuietly();
@@ -94,7 +94,7 @@ public final class Execution {
             onRollback.ifPresent(CommitSettlement.Guard::settledHere);
             tx.abandonQuietly();
             return codec.superseded(OutcomeCodec.Superseded.FENCED, claim,
-                    () -> protocol.afterFenced(claim.operation()));
+                    () -> protocol.recovery().afterFenced(claim.operation()));
         }
         if (!tx.owned()) {
             return codec.finishedInCallersTransaction(tx, claim, result, first, committedWith);
@@ -102,7 +102,7 @@ public final class Execution {
         CommitSettlement.OwnedCommit commit = commits.commitOwned(tx, claim);
         if (commit instanceof CommitSettlement.OwnedCommit.RefusedForConflict) {
             return codec.superseded(OutcomeCodec.Superseded.REFUSED_AT_COMMIT, claim,
-                    () -> protocol.afterRefusedCommit(claim));
+                    () -> protocol.recovery().afterRefusedCommit(claim));
         }
         if (commit instanceof CommitSettlement.OwnedCommit.RolledBack rolledBack) {
             return codec.commitRolledBack(rolledBack, claim);
@@ -124,9 +124,9 @@ public final class Execution {
     public void recordFailure(Claim claim, RecordStatus status, Optional<StoredResponse> outcome) {
         try {
             if (status == RecordStatus.FAILED_FINAL || outcome.isPresent()) {
-                protocol.finishAlone(claim, status, outcome);
+                protocol.completion().finishAlone(claim, status, outcome);
             } else {
-                protocol.release(claim);
+                protocol.completion().release(claim);
             }
         } catch (RuntimeException notRecorded) {
             LOG.log(Level.WARNING, "IDEM-W006 could not record the failure of " + claim

@@ -14,6 +14,11 @@ public interface ProtocolEvents {
 
     void publish(IdempotencyEvent event);
 
+    /** How long since {@code startedNanos} ({@link System#nanoTime()}): what {@link #timed} is told. */
+    static Duration since(long startedNanos) {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
     /** A timed step of the protocol, measured where it runs. */
     enum Step {
         /** A claim's own transaction: the INSERT of a new operation, or the compare-and-set of a takeover. */

@@ -98,7 +98,7 @@ public final class Settler {
                     Endpoint endpoint = endpoints.get(found.endpoint());
                     // Another retention's records pass through this window too; theirs is another window.
                     if (endpoint != null && endpoint.policy().retention().equals(retention)) {
-                        protocol.settle(found, Optional.of(endpoint.policy()), endpoint.resolver())
+                        protocol.recovery().settle(found, Optional.of(endpoint.policy()), endpoint.resolver())
                                 .ifPresent(settled::add);
                     }
                     cursor = new Cursor(found.expiresAt(), found.scopeKey());
@@ -156,7 +156,7 @@ public final class Settler {
                     store.findProcessing(from.expiresAt(), from.scopeKey(), now, batchSize));
             for (IdempotencyRecord found : page) {
                 Endpoint endpoint = endpoints.get(found.endpoint());
-                protocol.settle(found, Optional.ofNullable(endpoint).map(Endpoint::policy),
+                protocol.recovery().settle(found, Optional.ofNullable(endpoint).map(Endpoint::policy),
                         Optional.ofNullable(endpoint).flatMap(Endpoint::resolver)).ifPresent(settled::add);
                 cursor = new Cursor(found.expiresAt(), found.scopeKey());
             }

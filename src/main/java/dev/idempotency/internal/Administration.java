@@ -66,12 +66,14 @@ public final class Administration {
                        int limit) {
         Instant now = clock.instant();
         List<IdempotencyRecord> records;
+        if (!store.capabilities().contains(dev.idempotency.spi.StoreCapability.LISTING_RECORDS)) {
+            throw new IdempotencyException(Problem.of(ProblemType.ADMIN_UNSUPPORTED, "the record store does not list"
+                    + " records (StoreCapability.LISTING_RECORDS)"));
+        }
         try {
             records = store.list(endpoint, statuses, now.minus(olderThan), now, limit);
-        } catch (UnsupportedOperationException e) {
-            throw new IdempotencyException(Problem.of(ProblemType.ADMIN_UNSUPPORTED, e.getMessage()));
         } catch (StoreUnavailableException e) {
-            throw IdempotencyProtocol.unavailable(e);
+            throw dev.idempotency.core.ProtocolAnswers.unavailable(e);
         }
         events.accept(new IdempotencyEvent.Administered(endpoint, "", "list", administrator,
                 "listed " + records.size()));
@@ -118,7 +120,7 @@ public final class Administration {
             // An endpoint this deployment no longer serves keeps its record as long as it was to be kept.
             Duration retention = policy != null ? policy.retention()
                     : Duration.between(clock.instant(), record.expiresAt()).abs();
-            result = protocol.releaseByAdministrator(record, retention) ? Release.RELEASED : Release.CHANGED;
+            result = protocol.recovery().releaseByAdministrator(record, retention) ? Release.RELEASED : Release.CHANGED;
         }
         events.accept(new IdempotencyEvent.Administered(found.map(IdempotencyRecord::endpoint).orElse(""), scopeKey,
                 "release", administrator, result.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')));
@@ -150,7 +152,7 @@ public final class Administration {
         try {
             return store.find(scopeKey);
         } catch (StoreUnavailableException e) {
-            throw IdempotencyProtocol.unavailable(e);
+            throw dev.idempotency.core.ProtocolAnswers.unavailable(e);
         }
     }
 

@@ -508,7 +508,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
 
     @Override
     public int purgeExpired() {
-        return protocol().purgeExpired(settings.purgeBatchSize(), 1000);
+        return protocol().recovery().purgeExpired(settings.purgeBatchSize(), 1000);
     }
 
     /** What the admin resource does. */
@@ -655,7 +655,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
      */
     public Optional<ExchangeStage.Reply> answerFromRecord(IdempotentExchange exchange, CapturedRequest request,
                                                           Operation op) {
-        IdempotencyProtocol.LookUp lookUp = protocol().lookUp(op);
+        dev.idempotency.core.AdmissionPhase.LookUp lookUp = protocol().admission().lookUp(op);
         Optional<Admission> answer = lookUp.answer();
         if (answer.isEmpty()) {
             exchange.read(lookUp.record());
@@ -681,7 +681,7 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND, "no such endpoint"));
         }
         String key = keyRules().parse(rawKey);
-        return protocol.read(scopeDigest.keys(preparation.scope(request, endpoint, key)))
+        return protocol.admission().read(scopeDigest.keys(preparation.scope(request, endpoint, key)))
                 .filter(r -> r.expiresAt().isAfter(clock.instant()));
     }
 
@@ -723,21 +723,11 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         if (inTransaction.isEmpty()) {
             return;
         }
-        // The bean's own class, not the container's client proxy (which overrides every method).
-        Class<?> type = chosen.getClass();
-        while (type.getName().contains("$Proxy$_$$_") && type.getSuperclass() != null) {
-            type = type.getSuperclass();
-        }
-        try {
-            boolean supported = type.getMethod("insertInTransaction", dev.idempotency.spi.IdempotencyRecord.class,
-                    List.class, int.class).getDeclaringClass() != RecordStore.class;
-            if (!supported) {
-                throw new IdempotencyDefinitionException("IDEM-D020 endpoints " + inTransaction + " claim in the business"
-                        + " transaction (claim = IN_TRANSACTION), which the RecordStore " + type.getName()
-                        + " does not implement (insertInTransaction, takeOverInTransaction, finishInTransaction)");
-            }
-        } catch (NoSuchMethodException impossible) {
-            throw new IllegalStateException(impossible);
+        if (!chosen.capabilities().contains(dev.idempotency.spi.StoreCapability.CLAIMS_IN_BUSINESS_TRANSACTION)) {
+            throw new IdempotencyDefinitionException("IDEM-D020 endpoints " + inTransaction + " claim in the business"
+                    + " transaction (claim = IN_TRANSACTION), which the RecordStore " + beanClass(chosen).getName()
+                    + " does not declare among its capabilities (StoreCapability.CLAIMS_IN_BUSINESS_TRANSACTION: insertInTransaction,"
+                    + " takeOverInTransaction, finishInTransaction)");
         }
         if (!chosen.uncommittedClaimsBlock()) {
             throw new IdempotencyDefinitionException("IDEM-D022 endpoints " + inTransaction + " claim in the business"
@@ -745,6 +735,15 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                     + " two nodes hold uncommitted claims of one key at once (a multi-primary cluster such as MariaDB"
                     + " Galera certifies them only at commit), so both methods would run. Use claim = OWN_TRANSACTION");
         }
+    }
+
+    // The bean's own class, for messages: not the container's client proxy's.
+    private static Class<?> beanClass(Object bean) {
+        Class<?> type = bean.getClass();
+        while (type.getName().contains("$Proxy$_$$_") && type.getSuperclass() != null) {
+            type = type.getSuperclass();
+        }
+        return type;
     }
 
     /** What of an outcome is stored, and how a stored one is read back for a replay. */

@@ -95,7 +95,7 @@ public final class MessageDelivery {
         exchange.admitting(op);
         Admission admission;
         try {
-            admission = runtime.protocol().admit(op);
+            admission = runtime.protocol().admission().admit(op);
         } catch (IdempotencyException refused) {
             exchange.settled(Optional.empty());
             boolean misuse = refused.problem().type() == ProblemType.FINGERPRINT_MISMATCH;

@@ -74,7 +74,7 @@ public final class MethodCall {
         CallFacts facts = new CallFacts(method.endpoint(), key.toString(), arguments(invocation, method),
                 runtime.callerName());
         Operation op = runtime.prepareCall(facts, method).orElseThrow();
-        Admission admission = runtime.protocol().admit(op);
+        Admission admission = runtime.protocol().admission().admit(op);
         if (admission instanceof Admission.Replay replay) {
             return replayed(replay.record(), method);
         }

@@ -84,6 +84,12 @@ public final class JdbcRecordStore implements RecordStore {
         }
     }
 
+    /** Every one: claims in the business transaction and the admin resource's listing. */
+    @Override
+    public java.util.Set<dev.idempotency.spi.StoreCapability> capabilities() {
+        return java.util.EnumSet.allOf(dev.idempotency.spi.StoreCapability.class);
+    }
+
     /**
      * False on a MariaDB Galera Cluster: a claim's uncommitted INSERT holds no lock on the other nodes, so two claims
      * of one key on two nodes both go on, and the loser learns it only at COMMIT — after its method ran.

@@ -81,6 +81,14 @@ public interface RecordStore {
     }
 
     /**
+     * What this store can do beyond what every store does; none by default. A store that implements the claims in
+     * the business transaction, or {@link #list}, says so here.
+     */
+    default java.util.Set<StoreCapability> capabilities() {
+        return java.util.Set.of();
+    }
+
+    /**
      * Whether a claim in the business transaction that has not committed yet makes a concurrent claim of the same key
      * wait for it, whichever node of the database the other claim runs on: true where one server decides the unique
      * key. False for a multi-primary cluster that certifies transactions at commit (MariaDB Galera): both claims go

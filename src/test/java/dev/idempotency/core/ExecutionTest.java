@@ -77,7 +77,7 @@ class ExecutionTest {
 
         assertThat(codec.calls).containsExactly("retryable");
         assertThat(record(claim).status()).isEqualTo(RecordStatus.FAILED_RETRYABLE);
-        assertThat(protocol.admit(claim.operation())).isInstanceOf(Admission.Execute.class);
+        assertThat(protocol.admission().admit(claim.operation())).isInstanceOf(Admission.Execute.class);
     }
 
     @Test
@@ -101,7 +101,7 @@ class ExecutionTest {
         Recording codec = new Recording(() -> {
             // The method outlives its lease; a retry takes the operation over; the keeper finds the lease gone.
             clock.advance(Duration.ofSeconds(31));
-            assertThat(protocol.admit(claim.operation())).isInstanceOf(Admission.Execute.class);
+            assertThat(protocol.admission().admit(claim.operation())).isInstanceOf(Admission.Execute.class);
             keeper.renewDue();
             return "late";
         }, result -> CREATED);
@@ -124,7 +124,7 @@ class ExecutionTest {
         Recording codec = new Recording(() -> {
             // Not held by the keeper's renewal: the retry takes the operation over after the lease.
             clock.advance(Duration.ofSeconds(31));
-            assertThat(protocol.admit(claim.operation())).isInstanceOf(Admission.Execute.class);
+            assertThat(protocol.admission().admit(claim.operation())).isInstanceOf(Admission.Execute.class);
             return "late";
         }, result -> CREATED);
 
@@ -171,11 +171,11 @@ class ExecutionTest {
         StoredResponse problem = new StoredResponse(422, Map.of(), "{}".getBytes(StandardCharsets.UTF_8),
                 StoredResponse.PLAIN);
         execution.recordFailure(declined, RecordStatus.FAILED_FINAL, Optional.of(problem));
-        assertThat(protocol.admit(declined.operation())).isInstanceOf(Admission.Replay.class);
+        assertThat(protocol.admission().admit(declined.operation())).isInstanceOf(Admission.Replay.class);
 
         Claim broken = claim("broken");
         execution.recordFailure(broken, RecordStatus.FAILED_RETRYABLE, Optional.empty());
-        assertThat(protocol.admit(broken.operation())).isInstanceOf(Admission.Execute.class);
+        assertThat(protocol.admission().admit(broken.operation())).isInstanceOf(Admission.Execute.class);
     }
 
     @Test
@@ -204,7 +204,7 @@ class ExecutionTest {
     }
 
     private Claim claim(String key) {
-        Admission admission = protocol.admit(StoreFixture.operation(key));
+        Admission admission = protocol.admission().admit(StoreFixture.operation(key));
         assertThat(admission).isInstanceOf(Admission.Execute.class);
         return ((Admission.Execute) admission).claim();
     }

@@ -105,7 +105,7 @@ class FingerprintRulesChangeTest {
     @Test
     void aRetryTakingOverAnAttemptStoresTheRulesOfItsNode() {
         Claim first = execute(oldRules(), "k1", BODY);
-        assertThat(protocol.release(first)).isTrue();
+        assertThat(protocol.completion().release(first)).isTrue();
         Claim second = ((Admission.Execute) admit(newRulesAcceptingOld(), "k1", BODY)).claim();
         assertThat(second.attempt()).isEqualTo(2);
         finish(second);
@@ -134,7 +134,7 @@ class FingerprintRulesChangeTest {
     }
 
     private Admission admit(PolicyBuilder policy, String key, String body) {
-        return protocol.admit(prepare(policy, key, body));
+        return protocol.admission().admit(prepare(policy, key, body));
     }
 
     private Claim execute(PolicyBuilder policy, String key, String body) {
@@ -146,14 +146,14 @@ class FingerprintRulesChangeTest {
     private IdempotencyException rejected(PolicyBuilder policy, String key, String body) {
         Operation op = prepare(policy, key, body);
         try {
-            throw new AssertionError("expected a rejection, got " + protocol.admit(op));
+            throw new AssertionError("expected a rejection, got " + protocol.admission().admit(op));
         } catch (IdempotencyException e) {
             return e;
         }
     }
 
     private void finish(Claim claim) {
-        assertThat(protocol.finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(new StoredResponse(201,
+        assertThat(protocol.completion().finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(new StoredResponse(201,
                 Map.of("Content-Type", List.of("application/json")), "{\"id\":\"p-1\"}".getBytes(StandardCharsets.UTF_8),
                 StoredResponse.PLAIN)))).isTrue();
     }

@@ -78,7 +78,7 @@ class IdempotencyProtocolTest {
         IdempotencyException tooEarly = rejected(op("k1", "{}", PolicyBuilder.defaults().with(p -> p.inFlight = InFlightPolicy.TOO_EARLY)));
         assertThat(tooEarly.problem().status()).isEqualTo(425);
         assertThat(tooEarly.problem().retryAfterSeconds()).isPresent();
-        Admission accepted = protocol.admit(op("k1", "{}", PolicyBuilder.defaults().with(p -> p.inFlight = InFlightPolicy.ACCEPTED)));
+        Admission accepted = protocol.admission().admit(op("k1", "{}", PolicyBuilder.defaults().with(p -> p.inFlight = InFlightPolicy.ACCEPTED)));
         assertThat(accepted).isInstanceOf(Admission.Accepted.class);
     }
 
@@ -86,7 +86,7 @@ class IdempotencyProtocolTest {
     void aWaitingDuplicateGetsTheOutcomeOnceTheFirstFinishes() throws Exception {
         PolicyBuilder waiting = PolicyBuilder.defaults().with(p -> p.inFlight = InFlightPolicy.WAIT);
         Claim claim = execute(op("k1", "{}", waiting));
-        CompletableFuture<Admission> duplicate = CompletableFuture.supplyAsync(() -> protocol.admit(op("k1", "{}", waiting)));
+        CompletableFuture<Admission> duplicate = CompletableFuture.supplyAsync(() -> protocol.admission().admit(op("k1", "{}", waiting)));
         Thread.sleep(200);
         assertThat(duplicate).isNotDone();
         finishAlone(claim, RecordStatus.SUCCEEDED, 201);
@@ -105,7 +105,7 @@ class IdempotencyProtocolTest {
         AtomicReference<Throwable> first = new AtomicReference<>();
         Thread waiter = new Thread(() -> {
             try {
-                protocol.admit(op("k1", "{}", waiting));
+                protocol.admission().admit(op("k1", "{}", waiting));
             } catch (Throwable t) {
                 first.set(t);
             }
@@ -125,7 +125,7 @@ class IdempotencyProtocolTest {
     void aFinishedOperationIsReplayedNotRunAgain() {
         Claim claim = execute(op("k1", "{\"amount\":100}", PolicyBuilder.defaults()));
         finishAlone(claim, RecordStatus.SUCCEEDED, 201);
-        Admission again = protocol.admit(op("k1", "{ \"amount\" : 1E2 }", PolicyBuilder.defaults()));
+        Admission again = protocol.admission().admit(op("k1", "{ \"amount\" : 1E2 }", PolicyBuilder.defaults()));
         assertThat(again).isInstanceOf(Admission.Replay.class);
         assertThat(events).anyMatch(e -> e instanceof IdempotencyEvent.Replayed);
         assertThat(db.rows("")).isEqualTo(1);
@@ -135,7 +135,7 @@ class IdempotencyProtocolTest {
     void aFinalFailureIsReplayedToo() {
         Claim claim = execute(op("k1", "{}", PolicyBuilder.defaults()));
         finishAlone(claim, RecordStatus.FAILED_FINAL, 400);
-        Admission again = protocol.admit(op("k1", "{}", PolicyBuilder.defaults()));
+        Admission again = protocol.admission().admit(op("k1", "{}", PolicyBuilder.defaults()));
         assertThat(((Admission.Replay) again).record().status()).isEqualTo(RecordStatus.FAILED_FINAL);
     }
 
@@ -157,7 +157,7 @@ class IdempotencyProtocolTest {
     @Test
     void aRetryableFailureRunsAgainAsTheNextAttempt() {
         Claim first = execute(op("k1", "{}", PolicyBuilder.defaults()));
-        assertThat(protocol.release(first)).isTrue();
+        assertThat(protocol.completion().release(first)).isTrue();
         assertThat(record(first).status()).isEqualTo(RecordStatus.FAILED_RETRYABLE);
         Claim second = execute(op("k1", "{}", PolicyBuilder.defaults()));
         assertThat(second.attempt()).isEqualTo(2);
@@ -171,13 +171,13 @@ class IdempotencyProtocolTest {
         clock.advance(Duration.ofSeconds(31));
         Claim fresh = execute(op("k1", "{}", PolicyBuilder.defaults()));
         assertThat(fresh.attempt()).isEqualTo(2);
-        assertThat(db.transactions.requiresNew(() -> protocol.finish(stale, RecordStatus.SUCCEEDED,
+        assertThat(db.transactions.requiresNew(() -> protocol.completion().finish(stale, RecordStatus.SUCCEEDED,
                 Optional.of(response(201)), Optional.empty()))).as("fenced").isFalse();
         assertThat(events).anyMatch(e -> e instanceof IdempotencyEvent.Fenced);
-        assertThat(protocol.release(stale)).as("every change is fenced, release too").isFalse();
+        assertThat(protocol.completion().release(stale)).as("every change is fenced, release too").isFalse();
         assertThat(record(fresh).status()).isEqualTo(RecordStatus.PROCESSING);
         finishAlone(fresh, RecordStatus.SUCCEEDED, 201);
-        assertThat(protocol.afterFenced(stale.operation())).isInstanceOf(Admission.Replay.class);
+        assertThat(protocol.recovery().afterFenced(stale.operation())).isInstanceOf(Admission.Replay.class);
     }
 
     @Test
@@ -192,7 +192,7 @@ class IdempotencyProtocolTest {
         Claim stale = execute(op("k1", "{}", PolicyBuilder.defaults()));
         clock.advance(Duration.ofSeconds(31));
         execute(op("k1", "{}", PolicyBuilder.defaults()));
-        assertThatThrownBy(() -> protocol.afterFenced(stale.operation())).isInstanceOf(IdempotencyException.class)
+        assertThatThrownBy(() -> protocol.recovery().afterFenced(stale.operation())).isInstanceOf(IdempotencyException.class)
                 .satisfies(e -> assertThat(((IdempotencyException) e).problem().type()).isEqualTo(ProblemType.SUPERSEDED))
                 .satisfies(e -> assertThat(((IdempotencyException) e).problem().status()).isEqualTo(409));
     }
@@ -227,7 +227,7 @@ class IdempotencyProtocolTest {
         finishAlone(execute(op("k1", "{}", limited)), RecordStatus.SUCCEEDED, 201);
         finishAlone(execute(op("k2", "{}", limited)), RecordStatus.SUCCEEDED, 201);
         assertThat(rejected(op("k3", "{}", limited)).problem().type()).isEqualTo(ProblemType.TOO_MANY_KEYS);
-        assertThat(protocol.admit(op("k1", "{}", limited))).isInstanceOf(Admission.Replay.class);
+        assertThat(protocol.admission().admit(op("k1", "{}", limited))).isInstanceOf(Admission.Replay.class);
     }
 
     @Test
@@ -248,7 +248,7 @@ class IdempotencyProtocolTest {
         IdempotencyProtocol protocol = new IdempotencyProtocol(contended, db.transactions, clock, new SecureRandom(),
                 events::add, 1);
         PolicyBuilder limited = PolicyBuilder.defaults().with(p -> p.maxKeys = 1);
-        assertThat(protocol.admit(op("k1", "{}", limited))).isInstanceOf(Admission.Execute.class);
+        assertThat(protocol.admission().admit(op("k1", "{}", limited))).isInstanceOf(Admission.Execute.class);
         IdempotencyException refused = rejected(protocol, op("k2", "{}", limited));
         assertThat(refused.problem().type()).isEqualTo(ProblemType.TOO_MANY_KEYS);
         assertThat(refused.problem().retryAfterSeconds()).isPresent();
@@ -264,7 +264,7 @@ class IdempotencyProtocolTest {
             asked.set(request);
             return new Resolution.Done(response(201), Optional.of("p-1"));
         });
-        Admission admission = protocol.admit(op("k1", "{}", sideEffects, "alice", done));
+        Admission admission = protocol.admission().admit(op("k1", "{}", sideEffects, "alice", done));
         assertThat(admission).isInstanceOf(Admission.Replay.class);
         assertThat(((Admission.Replay) admission).record().status()).isEqualTo(RecordStatus.SUCCEEDED);
         assertThat(asked.get().derive().apply("acquirer.charge"))
@@ -279,7 +279,7 @@ class IdempotencyProtocolTest {
         IdempotencyException unknown = rejected(op("k1", "{}", sideEffects, "alice", resolver(r -> new Resolution.Unknown("acquirer down"))));
         assertThat(unknown.problem().status()).isEqualTo(503);
         assertThat(unknown.problem().retryAfterSeconds()).isPresent();
-        Admission notDone = protocol.admit(op("k1", "{}", sideEffects, "alice", resolver(r -> new Resolution.NotDone())));
+        Admission notDone = protocol.admission().admit(op("k1", "{}", sideEffects, "alice", resolver(r -> new Resolution.NotDone())));
         assertThat(notDone).isInstanceOf(Admission.Execute.class);
         assertThat(((Admission.Execute) notDone).claim().attempt()).isEqualTo(3);
     }
@@ -287,12 +287,12 @@ class IdempotencyProtocolTest {
     @Test
     void anUnknownCommitIsSettledByTheFencedUpdate() {
         Claim notCommitted = execute(op("k1", "{}", PolicyBuilder.defaults()));
-        assertThat(protocol.settleUnknownCommit(notCommitted)).isEmpty();
+        assertThat(protocol.recovery().settleUnknownCommit(notCommitted)).isEmpty();
         assertThat(record(notCommitted).status()).isEqualTo(RecordStatus.FAILED_RETRYABLE);
 
         Claim committed = execute(op("k2", "{}", PolicyBuilder.defaults()));
         finishAlone(committed, RecordStatus.SUCCEEDED, 201);
-        assertThat(protocol.settleUnknownCommit(committed)).hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.SUCCEEDED));
+        assertThat(protocol.recovery().settleUnknownCommit(committed)).hasValueSatisfying(r -> assertThat(r.status()).isEqualTo(RecordStatus.SUCCEEDED));
     }
 
     @Test
@@ -303,7 +303,7 @@ class IdempotencyProtocolTest {
         }
         execute(op("running", "{}", shortLived));
         clock.advance(Duration.ofMinutes(2));
-        assertThat(protocol.purgeExpired(2, 100)).isEqualTo(5);
+        assertThat(protocol.recovery().purgeExpired(2, 100)).isEqualTo(5);
         assertThat(db.rows("")).isEqualTo(1);
         assertThat(events).anyMatch(e -> e instanceof IdempotencyEvent.Purged p && p.count() == 5);
     }
@@ -314,7 +314,7 @@ class IdempotencyProtocolTest {
         IdempotencyProtocol offline = new IdempotencyProtocol(
                 new dev.idempotency.jdbc.JdbcRecordStore(down.dataSource(), dev.idempotency.jdbc.Dialect.POSTGRESQL, "t"),
                 db.transactions, clock, new SecureRandom(), events::add, 1);
-        assertThatThrownBy(() -> offline.admit(op("k1", "{}", PolicyBuilder.defaults())))
+        assertThatThrownBy(() -> offline.admission().admit(op("k1", "{}", PolicyBuilder.defaults())))
                 .isInstanceOf(IdempotencyException.class)
                 .satisfies(e -> assertThat(((IdempotencyException) e).problem().status()).isEqualTo(503))
                 .satisfies(e -> assertThat(((IdempotencyException) e).problem().retryAfterSeconds()).isPresent());
@@ -330,7 +330,7 @@ class IdempotencyProtocolTest {
         assertThat(refused.problem().retryAfterSeconds()).isPresent();
         IdempotencyRecord given = db.transactions.requiresNew(() -> db.store.find(op.scopeKey())).orElseThrow();
         assertThat(given.status()).as("the committed claim, released by the fenced update").isEqualTo(RecordStatus.FAILED_RETRYABLE);
-        Admission retry = losing.admit(op);
+        Admission retry = losing.admission().admit(op);
         assertThat(retry).isInstanceOf(Admission.Execute.class);
         assertThat(((Admission.Execute) retry).claim().attempt()).isEqualTo(2);
     }
@@ -373,7 +373,7 @@ class IdempotencyProtocolTest {
             }
         };
         IdempotencyProtocol protocol = new IdempotencyProtocol(db.store, losing, clock, new SecureRandom(), events::add, 1);
-        assertThat(protocol.release(claim)).as("not given back: the record is another's now").isFalse();
+        assertThat(protocol.completion().release(claim)).as("not given back: the record is another's now").isFalse();
         assertThat(db.transactions.requiresNew(() -> db.store.find(claim.operation().scopeKey())).orElseThrow().status())
                 .isEqualTo(RecordStatus.PROCESSING);
         // Unavailable is still unavailable: the caller answers 503.
@@ -383,7 +383,7 @@ class IdempotencyProtocolTest {
                 throw new dev.idempotency.spi.StoreUnavailableException("IDEM-S007 down", null, false);
             }
         }, clock, new SecureRandom(), events::add, 1);
-        assertThatThrownBy(() -> down.release(claim)).isInstanceOf(dev.idempotency.spi.StoreUnavailableException.class);
+        assertThatThrownBy(() -> down.completion().release(claim)).isInstanceOf(dev.idempotency.spi.StoreUnavailableException.class);
     }
 
     @Test
@@ -393,7 +393,7 @@ class IdempotencyProtocolTest {
         Operation op = op("k-not-committed", "{}", claimFirst());
         assertThat(rejected(losing, op).problem().status()).isEqualTo(503);
         assertThat(db.transactions.requiresNew(() -> db.store.find(op.scopeKey()))).isEmpty();
-        assertThat(((Admission.Execute) losing.admit(op)).claim().attempt()).isEqualTo(1);
+        assertThat(((Admission.Execute) losing.admission().admit(op)).claim().attempt()).isEqualTo(1);
     }
 
     /** No per-caller limits: the claim's insert is the protocol's first transaction. */
@@ -435,7 +435,7 @@ class IdempotencyProtocolTest {
 
     private static IdempotencyException rejected(IdempotencyProtocol protocol, Operation op) {
         try {
-            Admission admission = protocol.admit(op);
+            Admission admission = protocol.admission().admit(op);
             throw new AssertionError("expected a rejection, got " + admission);
         } catch (IdempotencyException e) {
             return e;
@@ -443,14 +443,14 @@ class IdempotencyProtocolTest {
     }
 
     private Claim execute(Operation op) {
-        Admission admission = protocol.admit(op);
+        Admission admission = protocol.admission().admit(op);
         assertThat(admission).isInstanceOf(Admission.Execute.class);
         return ((Admission.Execute) admission).claim();
     }
 
     private IdempotencyException rejected(Operation op) {
         try {
-            Admission admission = protocol.admit(op);
+            Admission admission = protocol.admission().admit(op);
             throw new AssertionError("expected a rejection, got " + admission);
         } catch (IdempotencyException e) {
             return e;
@@ -458,7 +458,7 @@ class IdempotencyProtocolTest {
     }
 
     private void finishAlone(Claim claim, RecordStatus status, int httpStatus) {
-        assertThat(protocol.finishAlone(claim, status, Optional.of(response(httpStatus)))).isTrue();
+        assertThat(protocol.completion().finishAlone(claim, status, Optional.of(response(httpStatus)))).isTrue();
     }
 
     private IdempotencyRecord record(Claim claim) {

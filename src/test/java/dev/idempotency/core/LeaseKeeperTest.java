@@ -76,7 +76,7 @@ class LeaseKeeperTest {
     void withoutTheKeeperTheSameRetryTakesTheOperationOver() {
         execute("unheld");
         clock.advance(Duration.ofSeconds(36));
-        assertThat(protocol.admit(op("unheld"))).isInstanceOf(Admission.Execute.class);
+        assertThat(protocol.admission().admit(op("unheld"))).isInstanceOf(Admission.Execute.class);
     }
 
     @Test
@@ -85,14 +85,14 @@ class LeaseKeeperTest {
         Execution execution = new Execution();
         keeper.hold(late, execution);
         clock.advance(Duration.ofSeconds(31));
-        Admission takeover = protocol.admit(op("late"));
+        Admission takeover = protocol.admission().admit(op("late"));
         assertThat(takeover).isInstanceOf(Admission.Execute.class);
         keeper.renewDue();
         assertThat(execution.lost).isTrue();
         assertThat(keeper.held()).isZero();
         assertThat(events).anyMatch(e -> e instanceof IdempotencyEvent.LeaseLost lost
                 && lost.scopeKey().equals(late.operation().scopeKey()));
-        assertThat(db.transactions.requiresNew(() -> protocol.finish(late, dev.idempotency.RecordStatus.SUCCEEDED,
+        assertThat(db.transactions.requiresNew(() -> protocol.completion().finish(late, dev.idempotency.RecordStatus.SUCCEEDED,
                 Optional.empty(), Optional.empty()))).as("fenced as before").isFalse();
 
         // Run out but not taken over: still not revived (a retry may be taking it over on what it read).
@@ -152,7 +152,7 @@ class LeaseKeeperTest {
     }
 
     private Claim execute(String key) {
-        Admission admission = protocol.admit(op(key));
+        Admission admission = protocol.admission().admit(op(key));
         assertThat(admission).isInstanceOf(Admission.Execute.class);
         Claim claim = ((Admission.Execute) admission).claim();
         claimedLeases.put(claim.operation().scopeKey(), leaseUntilOf(claim));
@@ -161,7 +161,7 @@ class LeaseKeeperTest {
 
     private IdempotencyException rejected(String key) {
         try {
-            Admission admission = protocol.admit(op(key));
+            Admission admission = protocol.admission().admit(op(key));
             throw new AssertionError("expected the retry to meet the execution in flight, got " + admission);
         } catch (IdempotencyException e) {
             return e;

@@ -56,7 +56,7 @@ class SecretRotationTest {
         }
 
         Claim execute(String key) {
-            return execute(protocol.admit(op(key)));
+            return execute(protocol.admission().admit(op(key)));
         }
 
         Claim execute(Admission admission) {
@@ -74,23 +74,23 @@ class SecretRotationTest {
     void aRecordMadeBeforeTheRotationIsReplayedAfterIt() {
         Node before = new Node(OLD);
         Claim first = before.execute("k1");
-        assertThat(before.protocol.finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(before.protocol.completion().finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
 
         Node rotated = new Node(NEW, OLD);
-        Admission retry = rotated.protocol.admit(rotated.op("k1"));
+        Admission retry = rotated.protocol.admission().admit(rotated.op("k1"));
         assertThat(retry).isInstanceOf(Admission.Replay.class);
         assertThat(((Admission.Replay) retry).record().scopeKey()).isEqualTo(first.operation().scopeKey());
 
         // What the previous secret is for: without it the same retry is a new operation, run twice.
         Node forgetful = new Node(NEW);
-        assertThat(forgetful.protocol.admit(forgetful.op("k1"))).isInstanceOf(Admission.Execute.class);
+        assertThat(forgetful.protocol.admission().admit(forgetful.op("k1"))).isInstanceOf(Admission.Execute.class);
     }
 
     @Test
     void anAttemptLeftBeforeTheRotationIsTakenOverWhereItIsWithItsDownstreamKeys() {
         Node before = new Node(OLD);
         Claim first = before.execute("k1");
-        assertThat(before.protocol.release(first)).isTrue();
+        assertThat(before.protocol.completion().release(first)).isTrue();
 
         Node rotated = new Node(NEW, OLD);
         Claim second = rotated.execute("k1");
@@ -98,7 +98,7 @@ class SecretRotationTest {
         assertThat(second.operation().scopeKey()).isEqualTo(first.operation().scopeKey());
         assertThat(second.operation().derive("acquirer.charge")).as("the downstream sees the first attempt's key")
                 .isEqualTo(first.operation().derive("acquirer.charge"));
-        assertThat(rotated.protocol.finishAlone(second, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(rotated.protocol.completion().finishAlone(second, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
 
         assertThat(find(first.operation().scopeKey()).map(IdempotencyRecord::status)).contains(RecordStatus.SUCCEEDED);
         assertThat(find(rotated.op("k1").scopeKey())).as("no second record under the new key").isEmpty();
@@ -113,21 +113,21 @@ class SecretRotationTest {
         Claim running = stepOne.execute("k1");
         // A step-2 node whose read came before the step-1 claim committed goes on to claim under its own key:
         // two keys, no unique index between them. Its claim finds the other record under the caller's lock.
-        IdempotencyException duplicate = catchThrown(() -> stepTwo.protocol.admit(stepTwo.op("k1"), Optional.empty()));
+        IdempotencyException duplicate = catchThrown(() -> stepTwo.protocol.admission().admit(stepTwo.op("k1"), Optional.empty()));
         assertThat(duplicate.problem().type()).isEqualTo(ProblemType.REQUEST_IN_FLIGHT);
         assertThat(find(stepTwo.op("k1").scopeKey())).as("its own claim rolled back").isEmpty();
 
         // And the other way round.
         Claim runningNew = stepTwo.execute("k2");
-        IdempotencyException other = catchThrown(() -> stepOne.protocol.admit(stepOne.op("k2"), Optional.empty()));
+        IdempotencyException other = catchThrown(() -> stepOne.protocol.admission().admit(stepOne.op("k2"), Optional.empty()));
         assertThat(other.problem().type()).isEqualTo(ProblemType.REQUEST_IN_FLIGHT);
 
         // Both finish where their records are; every node then replays them.
-        assertThat(stepOne.protocol.finishAlone(running, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
-        assertThat(stepTwo.protocol.finishAlone(runningNew, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(stepOne.protocol.completion().finishAlone(running, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(stepTwo.protocol.completion().finishAlone(runningNew, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
         for (Node node : List.of(stepOne, stepTwo, new Node(NEW, OLD))) {
-            assertThat(node.protocol.admit(node.op("k1"))).isInstanceOf(Admission.Replay.class);
-            assertThat(node.protocol.admit(node.op("k2"))).isInstanceOf(Admission.Replay.class);
+            assertThat(node.protocol.admission().admit(node.op("k1"))).isInstanceOf(Admission.Replay.class);
+            assertThat(node.protocol.admission().admit(node.op("k2"))).isInstanceOf(Admission.Replay.class);
         }
     }
 
@@ -136,14 +136,14 @@ class SecretRotationTest {
         Node stepOne = new Node(OLD, NEW);
         Node stepTwo = new Node(NEW, OLD);
         Claim first = stepTwo.execute("k1");
-        assertThat(stepTwo.protocol.finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
-        assertThat(stepOne.protocol.admit(stepOne.op("k1"))).isInstanceOf(Admission.Replay.class);
+        assertThat(stepTwo.protocol.completion().finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(stepOne.protocol.admission().admit(stepOne.op("k1"))).isInstanceOf(Admission.Replay.class);
 
         RequestFacts otherBody = new RequestFacts("POST", "/api/payments", "application/json", "", "acme/alice",
                 "{\"amount\":999}".getBytes(StandardCharsets.UTF_8));
         Operation misuse = Operation.of(stepOne.digest, new Scope("acme", "alice", policy.build().endpoint(), "k1"),
                 stepOne.fingerprinter.fingerprint(otherBody, Set.of(), Map.of()), policy.build(), Optional.empty());
-        assertThatThrownBy(() -> stepOne.protocol.admit(misuse)).isInstanceOfSatisfying(IdempotencyException.class,
+        assertThatThrownBy(() -> stepOne.protocol.admission().admit(misuse)).isInstanceOfSatisfying(IdempotencyException.class,
                 e -> assertThat(e.problem().type()).isEqualTo(ProblemType.FINGERPRINT_MISMATCH));
     }
 
@@ -151,7 +151,7 @@ class SecretRotationTest {
     void anExpiredRecordUnderTheOldKeyIsAsIfAbsent() {
         Node before = new Node(OLD);
         Claim first = before.execute("k1");
-        assertThat(before.protocol.finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
+        assertThat(before.protocol.completion().finishAlone(first, RecordStatus.SUCCEEDED, Optional.of(created()))).isTrue();
         clock.advance(policy.build().retention().plus(Duration.ofMinutes(1)));
         Node rotated = new Node(NEW, OLD);
         Claim again = rotated.execute("k1");

@@ -71,11 +71,11 @@ class SettlerTest {
         assertThat(events).contains(settled.get(0));
         assertThat(record("k1", policy).status()).isEqualTo(RecordStatus.FAILED_RETRYABLE);
         assertThat(settler.settleDue()).as("once").isEmpty();
-        assertThat(protocol.finish(abandoned, RecordStatus.SUCCEEDED, Optional.empty(), Optional.empty()))
+        assertThat(protocol.completion().finish(abandoned, RecordStatus.SUCCEEDED, Optional.empty(), Optional.empty()))
                 .as("its executor, were it alive, is fenced out").isFalse();
 
         clock.advance(Duration.ofHours(24).plusMinutes(5));
-        assertThat(protocol.purgeExpired(100, 10)).as("retention removes it; a PROCESSING record it never would")
+        assertThat(protocol.recovery().purgeExpired(100, 10)).as("retention removes it; a PROCESSING record it never would")
                 .isEqualTo(1);
     }
 
@@ -86,7 +86,7 @@ class SettlerTest {
         execute(op("k1", policy, null));
         clock.advance(Duration.ofMinutes(2));
         assertThat(settler.settleDue()).hasSize(1);
-        Admission retry = protocol.admit(op("k1", policy, null));
+        Admission retry = protocol.admission().admit(op("k1", policy, null));
         assertThat(retry).isInstanceOf(Admission.Execute.class);
         assertThat(((Admission.Execute) retry).claim().attempt()).isEqualTo(2);
     }
@@ -160,7 +160,7 @@ class SettlerTest {
         IdempotencyRecord completed = record("done", sideEffects);
         assertThat(completed.status()).isEqualTo(RecordStatus.SUCCEEDED);
         assertThat(completed.resourceId()).contains("p-9");
-        Admission replay = protocol.admit(op("done", sideEffects, resolver));
+        Admission replay = protocol.admission().admit(op("done", sideEffects, resolver));
         assertThat(replay).isInstanceOf(Admission.Replay.class);
         assertThat(new String(((Admission.Replay) replay).record().response().orElseThrow().body(),
                 StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"p-9\"}");
@@ -169,11 +169,11 @@ class SettlerTest {
 
         // A client's retry of a settled one asks the resolver again before it runs ...
         int before = asked.size();
-        assertThat(protocol.admit(op("not-done", sideEffects, resolver))).isInstanceOf(Admission.Execute.class);
+        assertThat(protocol.admission().admit(op("not-done", sideEffects, resolver))).isInstanceOf(Admission.Execute.class);
         assertThat(asked).hasSize(before + 1);
         // ... and a resolver that fails on the request path is an unknown outcome there too: 503, nothing run,
         // the claim given back for the next retry.
-        assertThatThrownBy(() -> protocol.admit(op("failing", sideEffects, resolver)))
+        assertThatThrownBy(() -> protocol.admission().admit(op("failing", sideEffects, resolver)))
                 .isInstanceOfSatisfying(IdempotencyException.class,
                         e -> assertThat(e.problem().status()).isEqualTo(503));
         assertThat(asked).hasSize(before + 2);
@@ -187,8 +187,8 @@ class SettlerTest {
         clock.advance(Duration.ofMinutes(2));
         IdempotencyRecord read = record("k1", policy);
         assertThat(read.ownerToken()).isEqualTo(abandoned.ownerToken());
-        assertThat(protocol.settle(read, Optional.of(policy.build()), Optional.empty())).isPresent();
-        assertThat(protocol.settle(read, Optional.of(policy.build()), Optional.empty()))
+        assertThat(protocol.recovery().settle(read, Optional.of(policy.build()), Optional.empty())).isPresent();
+        assertThat(protocol.recovery().settle(read, Optional.of(policy.build()), Optional.empty()))
                 .as("the second node's takeover is fenced by the owner token it read").isEmpty();
         assertThat(events).filteredOn(e -> e instanceof IdempotencyEvent.Settled).hasSize(1);
     }
@@ -228,7 +228,7 @@ class SettlerTest {
         assertThat(settled).extracting(IdempotencyEvent.Settled::endpoint, IdempotencyEvent.Settled::resolution)
                 .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("payments.create", Resolution.EXPIRED),
                         org.assertj.core.groups.Tuple.tuple("legacy.create", Resolution.EXPIRED));
-        assertThat(protocol.purgeExpired(100, 10)).as("then the purge removes both").isEqualTo(2);
+        assertThat(protocol.recovery().purgeExpired(100, 10)).as("then the purge removes both").isEqualTo(2);
     }
 
     @Test
@@ -248,7 +248,7 @@ class SettlerTest {
     }
 
     private Claim execute(Operation op) {
-        Admission admission = protocol.admit(op);
+        Admission admission = protocol.admission().admit(op);
         assertThat(admission).isInstanceOf(Admission.Execute.class);
         return ((Admission.Execute) admission).claim();
     }

@@ -61,20 +61,20 @@ class ClaimInTransactionReadsTest {
 
     // What the interceptor does: the request filter's look-up, then in the business transaction the admission.
     private Admission admitInTransaction(IdempotencyProtocol protocol, Operation op, Runnable inTransaction) {
-        IdempotencyProtocol.LookUp lookUp = protocol.lookUp(op);
+        dev.idempotency.core.AdmissionPhase.LookUp lookUp = protocol.admission().lookUp(op);
         if (lookUp.answer().isPresent()) {
             return lookUp.answer().get();
         }
         var tx = db.transactions.joinOrBegin();
         try {
-            Admission admission = protocol.admit(op, lookUp.record());
+            Admission admission = protocol.admission().admit(op, lookUp.record());
             if (admission instanceof Admission.Execute execute) {
-                protocol.finish(execute.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
+                protocol.completion().finish(execute.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
             }
             inTransaction.run();
             tx.commit();
             if (admission instanceof Admission.Execute execute) {
-                protocol.claimEnded(execute.claim());
+                protocol.admission().claimEnded(execute.claim());
             }
             return admission;
         } catch (RuntimeException e) {
@@ -88,7 +88,7 @@ class ClaimInTransactionReadsTest {
         IdempotencyProtocol protocol = protocol(OutcomeCache.NONE);
         Operation op = op(UUID.randomUUID().toString(), "{\"amount\":1}", false);
         counted.statements.clear();
-        IdempotencyProtocol.LookUp lookUp = protocol.lookUp(op);
+        dev.idempotency.core.AdmissionPhase.LookUp lookUp = protocol.admission().lookUp(op);
         assertThat(lookUp.answer()).isEmpty();
         assertThat(counted.statements).as("the look-up reads nothing: the claim's INSERT will").isEmpty();
 
@@ -120,7 +120,7 @@ class ClaimInTransactionReadsTest {
         Operation op = op(UUID.randomUUID().toString(), "{}", true);
         assertThat(admitInTransaction(protocol, op, () -> { })).isInstanceOf(Admission.Execute.class);
         counted.statements.clear();
-        assertThat(protocol.lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
+        assertThat(protocol.admission().lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
         assertThat(counted.statements).as("answered by Redis").isEmpty();
     }
 }

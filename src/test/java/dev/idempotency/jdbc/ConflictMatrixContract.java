@@ -118,7 +118,7 @@ abstract class ConflictMatrixContract {
             for (int i = 0; i < 2; i++) {
                 answers.add(claimants.submit(() -> {
                     try {
-                        return protocol.admit(op) instanceof Admission.Execute ? 0 : -1;
+                        return protocol.admission().admit(op) instanceof Admission.Execute ? 0 : -1;
                     } catch (IdempotencyException e) {
                         return e.problem().status();
                     }
@@ -231,7 +231,7 @@ abstract class ConflictMatrixContract {
 
     private static IdempotencyException rejected(IdempotencyProtocol protocol, Operation op) {
         try {
-            Admission admission = protocol.admit(op);
+            Admission admission = protocol.admission().admit(op);
             return fail("expected a rejection, got " + admission);
         } catch (IdempotencyException e) {
             return e;

@@ -95,7 +95,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
                 }
                 // A retry on the other node right after the first answer: a causal read finds the outcome.
                 for (IdempotencyProtocol node : List.of(first, second)) {
-                    Admission retry = node.admit(op);
+                    Admission retry = node.admission().admit(op);
                     assertThat(retry).as("key %d", k).isInstanceOf(Admission.Replay.class);
                     assertThat(((Admission.Replay) retry).record().status()).isEqualTo(RecordStatus.SUCCEEDED);
                 }
@@ -113,12 +113,12 @@ class GaleraRecordStoreTest extends RecordStoreContract {
                                          CyclicBarrier together) throws Exception {
         together.await(30, TimeUnit.SECONDS);
         try {
-            Admission admission = protocol.admit(op);
+            Admission admission = protocol.admission().admit(op);
             if (admission instanceof Admission.Replay) {
                 return "replay";
             }
             Claim claim = ((Admission.Execute) admission).claim();
-            boolean finished = node.transactions.requiresNew(() -> protocol.finish(claim, RecordStatus.SUCCEEDED,
+            boolean finished = node.transactions.requiresNew(() -> protocol.completion().finish(claim, RecordStatus.SUCCEEDED,
                     Optional.of(CREATED), Optional.of("p-1")));
             return finished ? "executed" : "fenced";
         } catch (IdempotencyException e) {
@@ -136,7 +136,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
                 new SecureRandom(), e -> { }, 4);
         Operation op = StoreFixture.operation("fenced-at-commit",
                 PolicyBuilder.defaults().with(p -> p.lease = Duration.ofSeconds(5)).build());
-        Claim claim = ((Admission.Execute) first.admit(op)).claim();
+        Claim claim = ((Admission.Execute) first.admission().admit(op)).claim();
 
         // Node 1's business transaction: the fenced finish reports its row; before it commits, node 2 takes the
         // operation over (its lease ran out) and commits first.
@@ -148,7 +148,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
         try {
             assertThat(finishedOnNode1.await(30, TimeUnit.SECONDS)).isTrue();
             clock.advance(Duration.ofSeconds(6));
-            Admission takeover = second.admit(op);
+            Admission takeover = second.admission().admit(op);
             assertThat(takeover).isInstanceOf(Admission.Execute.class);
             Claim winner = ((Admission.Execute) takeover).claim();
             takenOverOnNode2.countDown();
@@ -157,7 +157,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
             assertThat(refused.rolledBack()).isTrue();
             assertThat(refused.conflict()).as("a conflict, not the application's failure: " + chain(refused)).isTrue();
 
-            assertThatThrownBy(() -> first.afterRefusedCommit(claim))
+            assertThatThrownBy(() -> first.recovery().afterRefusedCommit(claim))
                     .as("the winner is still running: 409, not a 500 and not this attempt's response")
                     .isInstanceOfSatisfying(IdempotencyException.class,
                             e -> assertThat(e.problem().type()).isEqualTo(ProblemType.SUPERSEDED));
@@ -167,9 +167,9 @@ class GaleraRecordStoreTest extends RecordStoreContract {
 
             StoredResponse winners = new StoredResponse(201, Map.of(), "{\"id\":\"p-2\"}".getBytes(StandardCharsets.UTF_8),
                     StoredResponse.PLAIN);
-            assertThat(node2.transactions.requiresNew(() -> second.finish(winner, RecordStatus.SUCCEEDED,
+            assertThat(node2.transactions.requiresNew(() -> second.completion().finish(winner, RecordStatus.SUCCEEDED,
                     Optional.of(winners), Optional.of("p-2")))).isTrue();
-            Admission answer = first.afterRefusedCommit(claim);
+            Admission answer = first.recovery().afterRefusedCommit(claim);
             assertThat(((Admission.Replay) answer).record().response().orElseThrow().body())
                     .as("node 1 answers with the takeover's outcome").isEqualTo(winners.body());
         } finally {
@@ -182,7 +182,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
         IdempotencyProtocol first = db.protocol();
         StoreFixture node2 = onNode2();
         Operation op = StoreFixture.operation("refused-still-ours");
-        Claim claim = ((Admission.Execute) first.admit(op)).claim();
+        Claim claim = ((Admission.Execute) first.admission().admit(op)).claim();
         CountDownLatch finishedOnNode1 = new CountDownLatch(1);
         CountDownLatch changedOnNode2 = new CountDownLatch(1);
         ExecutorService business = Executors.newSingleThreadExecutor();
@@ -199,14 +199,14 @@ class GaleraRecordStoreTest extends RecordStoreContract {
             JtaTransactions.TransactionFailure refused = commit.get(60, TimeUnit.SECONDS);
             assertThat(refused).isNotNull();
             assertThat(refused.conflict()).as(chain(refused)).isTrue();
-            assertThatThrownBy(() -> first.afterRefusedCommit(claim))
+            assertThatThrownBy(() -> first.recovery().afterRefusedCommit(claim))
                     .isInstanceOfSatisfying(IdempotencyException.class, e -> {
                         assertThat(e.problem().status()).isEqualTo(503);
                         assertThat(e.problem().retryAfter()).isPresent();
                     });
             assertThat(node2.store.find(op.scopeKey()).orElseThrow().status())
                     .as("given back: the retry runs at once").isEqualTo(RecordStatus.FAILED_RETRYABLE);
-            assertThat(first.admit(op)).isInstanceOf(Admission.Execute.class);
+            assertThat(first.admission().admit(op)).isInstanceOf(Admission.Execute.class);
         } finally {
             business.shutdownNow();
         }
@@ -218,7 +218,7 @@ class GaleraRecordStoreTest extends RecordStoreContract {
                                                                 CountDownLatch finished, CountDownLatch changedOnNode2)
             throws InterruptedException {
         JtaTransactions.BusinessTransaction tx = db.transactions.joinOrBegin();
-        assertThat(node1.finish(claim, RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-1"))).isTrue();
+        assertThat(node1.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-1"))).isTrue();
         finished.countDown();
         changedOnNode2.await(30, TimeUnit.SECONDS);
         try {
@@ -248,20 +248,20 @@ class GaleraRecordStoreTest extends RecordStoreContract {
             third.isolate();
             try {
                 assertThat(third.status("wsrep_cluster_status")).isEqualTo("non-Primary");
-                assertThatThrownBy(() -> isolated.admit(StoreFixture.operation("cut-off")))
+                assertThatThrownBy(() -> isolated.admission().admit(StoreFixture.operation("cut-off")))
                         .as("1047 WSREP has not yet prepared node: 503 with Retry-After")
                         .isInstanceOfSatisfying(IdempotencyException.class, e -> {
                             assertThat(e.problem().status()).isEqualTo(503);
                             assertThat(e.problem().retryAfter()).isPresent();
                         });
-                Claim onMajority = ((Admission.Execute) majority.admit(StoreFixture.operation("cut-off"))).claim();
-                assertThat(db.transactions.requiresNew(() -> majority.finish(onMajority, RecordStatus.SUCCEEDED,
+                Claim onMajority = ((Admission.Execute) majority.admission().admit(StoreFixture.operation("cut-off"))).claim();
+                assertThat(db.transactions.requiresNew(() -> majority.completion().finish(onMajority, RecordStatus.SUCCEEDED,
                         Optional.of(CREATED), Optional.of("p-1")))).isTrue();
             } finally {
                 third.rejoin();
             }
             assertThat(third.status("wsrep_local_state_comment")).isEqualTo("Synced");
-            Admission afterRejoin = isolated.admit(StoreFixture.operation("cut-off"));
+            Admission afterRejoin = isolated.admission().admit(StoreFixture.operation("cut-off"));
             assertThat(afterRejoin).as("what the majority committed meanwhile").isInstanceOf(Admission.Replay.class);
         } finally {
             node3.close();

@@ -76,7 +76,7 @@ class OutcomeCacheProtocolTest {
     }
 
     private Claim claim(Operation op) {
-        return ((Admission.Execute) protocol.admit(op)).claim();
+        return ((Admission.Execute) protocol.admission().admit(op)).claim();
     }
 
     @Test
@@ -84,7 +84,7 @@ class OutcomeCacheProtocolTest {
         Operation rolledBack = op(UUID.randomUUID().toString(), "{}");
         Claim first = claim(rolledBack);
         var tx = db.transactions.joinOrBegin();
-        assertThat(protocol.finish(first, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty())).isTrue();
+        assertThat(protocol.completion().finish(first, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty())).isTrue();
         assertThat(redis.get(rolledBack.scopeKey())).as("before the commit").isEmpty();
         tx.abandon();
         assertThat(redis.get(rolledBack.scopeKey())).as("rolled back").isEmpty();
@@ -92,7 +92,7 @@ class OutcomeCacheProtocolTest {
         Operation committed = op(UUID.randomUUID().toString(), "{}");
         Claim second = claim(committed);
         tx = db.transactions.joinOrBegin();
-        protocol.finish(second, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
+        protocol.completion().finish(second, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
         assertThat(redis.get(committed.scopeKey())).isEmpty();
         tx.commit();
         IdempotencyRecord cached = redis.get(committed.scopeKey()).orElseThrow();
@@ -106,12 +106,12 @@ class OutcomeCacheProtocolTest {
         Operation op = op(UUID.randomUUID().toString(), "{\"amount\":1}");
         finishCommitted(op);
         counted.statements.clear();
-        IdempotencyProtocol.LookUp retry = protocol.lookUp(op);
+        dev.idempotency.core.AdmissionPhase.LookUp retry = protocol.admission().lookUp(op);
         assertThat(retry.answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
         assertThat(counted.statements).as("answered by Redis alone").isEmpty();
         // The same key with another body: found in Redis, and judged as the database's record is (AWS Powertools
         // #2260 replayed it: its cache path skipped the payload check).
-        assertThatThrownBy(() -> protocol.lookUp(op(op.scope().key(), "{\"amount\":2}")))
+        assertThatThrownBy(() -> protocol.admission().lookUp(op(op.scope().key(), "{\"amount\":2}")))
                 .isInstanceOfSatisfying(IdempotencyException.class,
                         e -> assertThat(e.problem().type()).isEqualTo(ProblemType.FINGERPRINT_MISMATCH));
         assertThat(counted.statements).as("judged on Redis's copy").isEmpty();
@@ -121,12 +121,12 @@ class OutcomeCacheProtocolTest {
     void aReplayReadFromTheDatabaseFillsRedisForTheNextRetry() {
         Operation op = op(UUID.randomUUID().toString(), "{}");
         IdempotencyProtocol withoutRedis = protocol(OutcomeCache.NONE, Clock.systemUTC());
-        Claim claim = ((Admission.Execute) withoutRedis.admit(op)).claim();
+        Claim claim = ((Admission.Execute) withoutRedis.admission().admit(op)).claim();
         var tx = db.transactions.joinOrBegin();
-        withoutRedis.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+        withoutRedis.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
         tx.commit();
         assertThat(redis.get(op.scopeKey())).isEmpty();
-        assertThat(protocol.lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
+        assertThat(protocol.admission().lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
         assertThat(redis.get(op.scopeKey())).as("read through").isPresent();
     }
 
@@ -138,15 +138,15 @@ class OutcomeCacheProtocolTest {
         redis.put(new IdempotencyRecord(op.scopeKey(), "globex", "alice", "payments.create", op.fingerprint().stored(),
                 RecordStatus.SUCCEEDED, Optional.empty(), Optional.of(FIRST), "t", Optional.empty(), 1, now, now,
                 now.plusSeconds(60)));
-        assertThat(protocol.lookUp(op).answer()).as("not this operation's: the database has nothing, a claim").isEmpty();
+        assertThat(protocol.admission().lookUp(op).answer()).as("not this operation's: the database has nothing, a claim").isEmpty();
         // This operation's, but expired by the protocol's clock (Redis's own clock disagreeing): as if absent.
         redis.put(new IdempotencyRecord(op.scopeKey(), "acme", "alice", "payments.create", op.fingerprint().stored(),
                 RecordStatus.SUCCEEDED, Optional.empty(), Optional.of(FIRST), "t", Optional.empty(), 1, now, now,
                 now.plusSeconds(60)));
-        assertThat(protocol.lookUp(op).answer()).as("this operation's, in time").isPresent();
+        assertThat(protocol.admission().lookUp(op).answer()).as("this operation's, in time").isPresent();
         MutableClock later = new MutableClock();
         later.advance(Duration.ofSeconds(120));
-        assertThat(protocol(redis, later).lookUp(op).answer()).as("past its expiry").isEmpty();
+        assertThat(protocol(redis, later).admission().lookUp(op).answer()).as("past its expiry").isEmpty();
     }
 
     @Test
@@ -161,7 +161,7 @@ class OutcomeCacheProtocolTest {
                 Duration.ofMillis(50), Clock.systemUTC(), command -> { }), Clock.systemUTC());
         cacheReads.clear();
         for (int i = 0; i < 5; i++) {
-            assertThat(down.lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
+            assertThat(down.admission().lookUp(op).answer()).hasValueSatisfying(a -> assertThat(a).isInstanceOf(Admission.Replay.class));
         }
         assertThat(cacheReads).as("a cache that cannot answer is a miss").hasSize(5)
                 .containsOnly(ProtocolEvents.CacheRead.MISS);
@@ -174,9 +174,9 @@ class OutcomeCacheProtocolTest {
         Claim claim = claim(op);
         assertThat(cacheReads).as("a new operation: nothing cached").containsExactly(ProtocolEvents.CacheRead.MISS);
         var tx = db.transactions.joinOrBegin();
-        protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+        protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
         tx.commit();
-        protocol.lookUp(op);
+        protocol.admission().lookUp(op);
         assertThat(cacheReads).as("its retry").containsExactly(ProtocolEvents.CacheRead.MISS, ProtocolEvents.CacheRead.HIT);
 
         Operation other = op(UUID.randomUUID().toString(), "{}");
@@ -185,14 +185,14 @@ class OutcomeCacheProtocolTest {
                 other.fingerprint().stored(), RecordStatus.SUCCEEDED, Optional.empty(), Optional.of(FIRST), "t",
                 Optional.empty(), 1, now, now, now.plusSeconds(60)));
         cacheReads.clear();
-        protocol.lookUp(other);
+        protocol.admission().lookUp(other);
         assertThat(cacheReads).as("another scope's entry").containsExactly(ProtocolEvents.CacheRead.REFUSED);
     }
 
     private void finishCommitted(Operation op) {
         Claim claim = claim(op);
         var tx = db.transactions.joinOrBegin();
-        protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+        protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
         tx.commit();
     }
 }

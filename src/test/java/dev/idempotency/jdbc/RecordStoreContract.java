@@ -432,7 +432,7 @@ abstract class RecordStoreContract {
                 answers.add(pool.submit(() -> {
                     start.await();
                     try {
-                        if (protocol.admit(op) instanceof dev.idempotency.core.Admission.Execute) {
+                        if (protocol.admission().admit(op) instanceof dev.idempotency.core.Admission.Execute) {
                             executed.incrementAndGet();
                             return 0;
                         }
@@ -481,20 +481,20 @@ abstract class RecordStoreContract {
         try {
             Future<Boolean> firstRun = first.submit(() -> {
                 var tx = begin();
-                Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
+                Claim claim = ((Admission.Execute) protocol.admission().admit(op)).claim();
                 assertThat(claim.inTransaction()).isTrue();
-                boolean finished = protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
+                boolean finished = protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.of("1"));
                 claimed.countDown();
                 awaitQuietly(commit);
                 tx.commit();
-                protocol.claimEnded(claim);
+                protocol.admission().claimEnded(claim);
                 return finished;
             });
             claimed.await();
             assertThat(db.rows("")).as("nothing is visible before the business commit").isZero();
             // The duplicate's INSERT waits on the first's uncommitted row, then its wait (1 s) runs out: in flight.
             var tx = begin();
-            assertThatThrownBy(() -> protocol.admit(op)).isInstanceOfSatisfying(IdempotencyException.class,
+            assertThatThrownBy(() -> protocol.admission().admit(op)).isInstanceOfSatisfying(IdempotencyException.class,
                     e -> assertThat(e.problem().type()).isEqualTo(ProblemType.REQUEST_IN_FLIGHT));
             tx.abandonQuietly();
             commit.countDown();
@@ -505,7 +505,7 @@ abstract class RecordStoreContract {
         }
         // Once it committed, the one commit made the record SUCCEEDED; the next retry replays it.
         var tx = begin();
-        Admission replay = protocol.admit(op);
+        Admission replay = protocol.admission().admit(op);
         tx.commit();
         assertThat(replay).isInstanceOfSatisfying(Admission.Replay.class,
                 r -> assertThat(r.record().response().orElseThrow().body()).isEqualTo(FIRST.body()));
@@ -526,8 +526,8 @@ abstract class RecordStoreContract {
             try {
                 Future<?> first = pool.submit(() -> {
                     var tx = begin();
-                    Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
-                    assertThat(protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty()))
+                    Claim claim = ((Admission.Execute) protocol.admission().admit(op)).claim();
+                    assertThat(protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty()))
                             .isTrue();
                     firstClaimed.countDown();
                     awaitQuietly(firstEnds);
@@ -536,7 +536,7 @@ abstract class RecordStoreContract {
                     } else {
                         tx.abandon();
                     }
-                    protocol.claimEnded(claim);
+                    protocol.admission().claimEnded(claim);
                     return null;
                 });
                 assertThat(firstClaimed.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
@@ -547,9 +547,9 @@ abstract class RecordStoreContract {
                 };
                 Future<Admission> duplicate = pool.submit(() -> {
                     var tx = begin();
-                    Admission admitted = protocol.admit(op);
+                    Admission admitted = protocol.admission().admit(op);
                     if (admitted instanceof Admission.Execute run) {
-                        protocol.finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
+                        protocol.completion().finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty());
                     }
                     tx.commit();
                     return admitted;
@@ -586,13 +586,13 @@ abstract class RecordStoreContract {
                     start.await();
                     var tx = db.transactions.joinOrBegin();
                     try {
-                        Admission admitted = node.admit(op);
+                        Admission admitted = node.admission().admit(op);
                         if (admitted instanceof Admission.Execute run) {
                             executed.incrementAndGet();
-                            assertThat(node.finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST),
+                            assertThat(node.completion().finish(run.claim(), RecordStatus.SUCCEEDED, Optional.of(FIRST),
                                     Optional.empty())).isTrue();
                             tx.commit();
-                            node.claimEnded(run.claim());
+                            node.admission().claimEnded(run.claim());
                         } else {
                             tx.commit();
                         }
@@ -628,17 +628,17 @@ abstract class RecordStoreContract {
         }).build();
         for (String key : List.of("limited-1", "limited-2")) {
             var tx = begin();
-            Claim claim = ((Admission.Execute) protocol.admit(StoreFixture.operation(key, oneKey))).claim();
+            Claim claim = ((Admission.Execute) protocol.admission().admit(StoreFixture.operation(key, oneKey))).claim();
             if (key.endsWith("1")) {
-                assertThat(protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty())).isTrue();
+                assertThat(protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST), Optional.empty())).isTrue();
                 tx.commit();
             } else {
-                assertThatThrownBy(() -> protocol.finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST),
+                assertThatThrownBy(() -> protocol.completion().finish(claim, RecordStatus.SUCCEEDED, Optional.of(FIRST),
                         Optional.empty())).isInstanceOfSatisfying(IdempotencyException.class,
                         e -> assertThat(e.problem().type()).isEqualTo(ProblemType.TOO_MANY_KEYS));
                 tx.abandon();
             }
-            protocol.claimEnded(claim);
+            protocol.admission().claimEnded(claim);
         }
         assertThat(db.rows("")).isEqualTo(1);
         assertThat(db.database.count("SELECT COUNT(*) FROM " + db.table + "_quota WHERE endpoint = '' AND used > 0"))
@@ -737,7 +737,7 @@ abstract class RecordStoreContract {
                 all.add(pool.submit(() -> {
                     start.await();
                     try {
-                        assertThat(protocol.admit(op)).isInstanceOf(Admission.Execute.class);
+                        assertThat(protocol.admission().admit(op)).isInstanceOf(Admission.Execute.class);
                         executed.incrementAndGet();
                     } catch (IdempotencyException refused) {
                         String type = refused.problem().type().name();
@@ -781,13 +781,13 @@ abstract class RecordStoreContract {
         IdempotencyProtocol protocol = new IdempotencyProtocol(store, countingTransactions, java.time.Clock.systemUTC(),
                 new java.security.SecureRandom(), e -> { }, 1);
         Operation op = StoreFixture.operation("replayed");
-        Claim claim = ((Admission.Execute) protocol.admit(op)).claim();
-        assertThat(protocol.finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(new StoredResponse(201, headers(),
+        Claim claim = ((Admission.Execute) protocol.admission().admit(op)).claim();
+        assertThat(protocol.completion().finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(new StoredResponse(201, headers(),
                 "{}".getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN)))).isTrue();
         counting.statements.clear();
         transactions.set(0);
 
-        assertThat(protocol.admit(op)).isInstanceOf(Admission.Replay.class);
+        assertThat(protocol.admission().admit(op)).isInstanceOf(Admission.Replay.class);
         assertThat(counting.statements).as("one read by primary key").hasSize(1);
         assertThat(counting.statements.get(0)).startsWith("SELECT").contains("WHERE scope_key = ?");
         assertThat(transactions).as("no transaction of its own").hasValue(0);
