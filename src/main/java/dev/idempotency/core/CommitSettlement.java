@@ -13,7 +13,7 @@ import java.util.logging.Logger;
 /**
  * The one place that answers "did the business transaction commit?" when its end did not say so plainly, for every
  * trigger, and what becomes of the claim then. The answer always comes from the record, by the protocol's fenced
- * update ({@link IdempotencyProtocol#settleUnknownCommit}): if giving the claim back changes a row, nothing
+ * update ({@link RecoveryPhase#settleUnknownCommit}): if giving the claim back changes a row, nothing
  * committed; if the record is SUCCEEDED under our token, the commit went through. Never from a read alone, and
  * never from the transaction manager's word alone (Narayana reports a one-phase heuristic hazard to
  * synchronizations as committed).
@@ -37,7 +37,7 @@ public final class CommitSettlement {
         /**
          * The database refused it for a conflict with another transaction (a Galera node's write set that lost
          * certification to another node's takeover): nothing committed; the answer is
-         * {@link IdempotencyProtocol#afterRefusedCommit}'s.
+         * {@link RecoveryPhase#afterRefusedCommit}'s.
          */
         record RefusedForConflict() implements OwnedCommit {
         }

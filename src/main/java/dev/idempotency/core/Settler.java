@@ -18,7 +18,7 @@ import java.util.Optional;
 
 /**
  * Finds operations that are stuck — PROCESSING, their lease run out {@link #settleAfter} ago, no client
- * retrying — and has the protocol settle them ({@link IdempotencyProtocol#settle}), so that none stays
+ * retrying — and has the protocol settle them ({@link RecoveryPhase#settle}), so that none stays
  * PROCESSING forever, held against its caller's limits and kept from the purge (design guide §5, §6).
  * Runs on the server's managed scheduler, on every node: each settlement is a fenced takeover, so one node
  * wins.
