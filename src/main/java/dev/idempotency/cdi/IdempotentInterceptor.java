@@ -2,6 +2,7 @@ package dev.idempotency.cdi;
 
 import dev.idempotency.core.OutcomeClassification;
 import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.internal.IdempotentEndpoint;
 import dev.idempotency.internal.IdempotentMethod;
 import dev.idempotency.internal.IdempotentExchange;
 import dev.idempotency.Idempotent;
@@ -63,7 +64,7 @@ public class IdempotentInterceptor {
 
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
-        IdempotentMethod method = runtime.method(invocation.getMethod());
+        IdempotentEndpoint method = runtime.method(invocation.getMethod());
         if (method == null && invocation.getMethod().isAnnotationPresent(Idempotent.class)) {
             // Annotated, but the extension never saw its class (not discovered as a bean): refuse loudly rather
             // than run unprotected.
@@ -121,7 +122,7 @@ public class IdempotentInterceptor {
      * ClaimMode.IN_TRANSACTION: the business transaction begins first and the claim is written in it, so that one
      * commit makes both the record and the business data (docs/adr/0014).
      */
-    private Object claimInTransaction(InvocationContext invocation, IdempotentMethod method, Operation op,
+    private Object claimInTransaction(InvocationContext invocation, IdempotentEndpoint method, Operation op,
                                       ExchangeStage stage, CapturedRequest request) throws Exception {
         JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
         Admission admission;
@@ -149,7 +150,7 @@ public class IdempotentInterceptor {
     }
 
     // An admission that runs nothing: a replay, a 202 for an operation in progress, or nothing more to send.
-    private Object answer(Admission admission, IdempotentMethod method, InvocationContext invocation,
+    private Object answer(Admission admission, IdempotentEndpoint method, InvocationContext invocation,
                           CapturedRequest request, Operation op) throws Exception {
         if (admission instanceof Admission.Replay replay) {
             exchange.settled(replayable(replay.record(), method, invocation, request), true);
@@ -162,7 +163,7 @@ public class IdempotentInterceptor {
         return null;
     }
 
-    private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim, CapturedRequest request,
+    private Object execute(InvocationContext invocation, IdempotentEndpoint method, Claim claim, CapturedRequest request,
                            BusinessTransaction tx) throws Exception {
         exchange.running(claim);
         return runtime.execution().run(claim, tx, new ResponseCodec(invocation, method, request));
@@ -175,15 +176,15 @@ public class IdempotentInterceptor {
      */
     private final class ResponseCodec implements OutcomeCodec<Object> {
         private final InvocationContext invocation;
-        private final IdempotentMethod method;
+        private final IdempotentEndpoint method;
         private final CapturedRequest request;
         private final EndpointPolicy policy;
 
-        ResponseCodec(InvocationContext invocation, IdempotentMethod method, CapturedRequest request) {
+        ResponseCodec(InvocationContext invocation, IdempotentEndpoint method, CapturedRequest request) {
             this.invocation = invocation;
             this.method = method;
             this.request = request;
-            this.policy = runtime.policy(method.endpoint());
+            this.policy = method.policy();
         }
 
         @Override
@@ -325,7 +326,7 @@ public class IdempotentInterceptor {
         } catch (java.util.concurrent.RejectedExecutionException rejected) {
             runtime.protocol().completion().release(claim);
             exchange.settled(Optional.empty());
-            runtime.fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
+            runtime.events().fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
             throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,
                     "the server's executor did not accept the operation's task; retry later")
                     .retryAfter(policy.retryAfterMax()), rejected);
@@ -348,12 +349,9 @@ public class IdempotentInterceptor {
                 execute(invocation, runtime.method(invocation.getMethod()), claim, request,
                         runtime.transactions().joinOrBegin());
             } catch (Exception | Error thrown) {
-                if (exchange.stage() instanceof ExchangeStage.Failed failed) {
-                    StoredResponse rendered = ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
-                            request.providers()), invocation.getMethod(), request, claim.operation().policy());
-                    boolean retryable = failed.kind().retryable(rendered.status());
-                    runtime.recordFailure(exchange, failed, rendered, retryable);
-                    ended = retryable ? RecordStatus.FAILED_RETRYABLE : RecordStatus.FAILED_FINAL;
+                if (exchange.stage() instanceof ExchangeStage.Failed) {
+                    ended = exchange.recordFailure(ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
+                            request.providers()), invocation.getMethod(), request, claim.operation().policy()));
                 }
                 LOG.log(java.util.logging.Level.INFO, "IDEM-I003 the task of " + claim + " ended with " + thrown
                         + "; its record is " + ended, thrown);
@@ -370,30 +368,30 @@ public class IdempotentInterceptor {
         } finally {
             // Ends the task's exchange: a claim nobody settled is given back there.
             context.deactivate();
-            runtime.fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
+            runtime.events().fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
                     claim.operation().scopeKey(), ended));
         }
     }
 
 
     /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */
-    private StoredResponse replayable(IdempotencyRecord record, IdempotentMethod method, InvocationContext invocation,
+    private StoredResponse replayable(IdempotencyRecord record, IdempotentEndpoint method, InvocationContext invocation,
                                       CapturedRequest request) throws Exception {
         StoredResponse stored = runtime.outcomes().replayed(record);
         if (!StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
             return stored;
         }
-        if (method.replayWith() == null || record.resourceId().isEmpty()) {
+        if (method.declared().replayWith() == null || record.resourceId().isEmpty()) {
             return stored.withBody(new byte[0], StoredResponse.PLAIN);
         }
         Object entity;
         try {
-            entity = method.replayWith().invoke(invocation.getTarget(), record.resourceId().get());
+            entity = method.declared().replayWith().invoke(invocation.getTarget(), record.resourceId().get());
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
-        StoredResponse rebuilt = ResponseSnapshots.ofResult(entity, method.replayWith(), request,
-                runtime.policy(method.endpoint()));
+        StoredResponse rebuilt = ResponseSnapshots.ofResult(entity, method.declared().replayWith(), request,
+                method.policy());
         return new StoredResponse(stored.status(), stored.headers(), rebuilt.body(), StoredResponse.PLAIN);
     }
 }

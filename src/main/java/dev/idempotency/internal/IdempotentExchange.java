@@ -93,6 +93,26 @@ public class IdempotentExchange implements IdempotencyContext {
         stage.set(new ExchangeStage.Failed(now.request(), claim, kind));
     }
 
+    /**
+     * Records the failure this request's run threw, as the application's mappers rendered it: final (replayed) or
+     * retryable (given back), as its kind and {@code rendered}'s status say; then the claim needs nothing more. A
+     * failure to record is logged only (the lease bounds the record): the client keeps the answer its failure was
+     * mapped to.
+     *
+     * @return the record's status now
+     */
+    public dev.idempotency.RecordStatus recordFailure(StoredResponse rendered) {
+        ExchangeStage.Failed failed = expect(ExchangeStage.Failed.class);
+        Claim claim = failed.claim();
+        boolean retryable = failed.kind().retryable(rendered.status());
+        runtime.execution().recordFailure(claim, retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE
+                : dev.idempotency.RecordStatus.FAILED_FINAL, retryable ? Optional.empty()
+                : Optional.of(runtime.outcomes().forStorage(rendered, claim.operation().policy(),
+                claim.operation().scopeKey())));
+        settled(Optional.empty());
+        return retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE : dev.idempotency.RecordStatus.FAILED_FINAL;
+    }
+
     /** Finished inside the caller's transaction: {@code first} goes out once it has ended. */
     public void awaitCommit(Claim claim, StoredResponse first) {
         stage.set(new AwaitingCommit(stage.get().request(), claim, first, TransactionEnd.OPEN));

@@ -59,9 +59,9 @@ public final class MessageDelivery {
     }
 
     /** Delivers the message that is {@code invocation}'s one parameter to {@code method}. */
-    public Object deliver(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange)
+    public Object deliver(InvocationContext invocation, IdempotentEndpoint method, IdempotentExchange exchange)
             throws Exception {
-        EndpointPolicy policy = runtime.policy(method.endpoint());
+        EndpointPolicy policy = method.policy();
         Delivery delivery = new Delivery(policy, runtime.transactions().joinOrBegin());
         try {
             return admitAndRun(invocation, method, exchange, delivery);
@@ -76,13 +76,13 @@ public final class MessageDelivery {
         }
     }
 
-    private Object admitAndRun(InvocationContext invocation, IdempotentMethod method, IdempotentExchange exchange,
+    private Object admitAndRun(InvocationContext invocation, IdempotentEndpoint method, IdempotentExchange exchange,
                                Delivery delivery) throws Exception {
         EndpointPolicy policy = delivery.policy;
         Operation op;
         try {
             delivery.message = JmsMessages.facts(invocation.getParameters()[0], policy);
-            op = runtime.prepareMessage(delivery.message, method).orElse(null);
+            op = method.prepare(delivery.message).orElse(null);
         } catch (IdempotencyException refused) {
             LOG.warning("IDEM-W014 " + delivery + " cannot be taken: " + refused.problem().detail() + "; rolled back"
                     + " (the broker moves it to its dead-letter queue after its delivery attempts)");
@@ -269,7 +269,7 @@ public final class MessageDelivery {
 
     // The stored outcome of a failed message: the exception's type, not its message, which may hold anything.
     private StoredResponse outcome(ProblemType type, Throwable thrown, String detail) {
-        return runtime.failureOutcome(type, detail + thrown.getClass().getName());
+        return runtime.problems().storedOutcome(type, detail + thrown.getClass().getName());
     }
 
     /** One delivery of a message: its transaction (the container's, or the library's own) and what it said. */
@@ -284,7 +284,7 @@ public final class MessageDelivery {
         }
 
         void handled(Handling handling, String scopeKey) {
-            runtime.fire(new IdempotencyEvent.MessageHandled(policy.endpoint(), scopeKey,
+            runtime.events().fire(new IdempotencyEvent.MessageHandled(policy.endpoint(), scopeKey,
                     message == null ? "" : message.messageId().orElse(""), message == null ? 0 : message.deliveryCount(),
                     handling));
         }

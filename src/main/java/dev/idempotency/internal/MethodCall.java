@@ -60,20 +60,20 @@ public final class MethodCall {
     }
 
     /** Calls {@code method} as {@code invocation} asks, or answers with the outcome of the key's first call. */
-    public Object call(InvocationContext invocation, IdempotentMethod method) throws Exception {
-        Object key = invocation.getParameters()[method.keyParameter()];
-        EndpointPolicy policy = runtime.policy(method.endpoint());
+    public Object call(InvocationContext invocation, IdempotentEndpoint method) throws Exception {
+        Object key = invocation.getParameters()[method.declared().keyParameter()];
+        EndpointPolicy policy = method.policy();
         if (key == null) {
             if (policy.keyRequired()) {
                 throw new IdempotencyException(Problem.of(ProblemType.KEY_MISSING, "the @IdempotencyKey argument of "
-                        + method.endpoint() + " is null"));
+                        + method.name() + " is null"));
             }
             // An optional key left out: the call runs unprotected.
             return invocation.proceed();
         }
-        CallFacts facts = new CallFacts(method.endpoint(), key.toString(), arguments(invocation, method),
+        CallFacts facts = new CallFacts(method.name(), key.toString(), arguments(invocation, method),
                 runtime.callerName());
-        Operation op = runtime.prepareCall(facts, method).orElseThrow();
+        Operation op = method.prepare(facts).orElseThrow();
         Admission admission = runtime.protocol().admission().admit(op);
         if (admission instanceof Admission.Replay replay) {
             return replayed(replay.record(), method);
@@ -89,7 +89,7 @@ public final class MethodCall {
         return execute(invocation, method, execute.claim());
     }
 
-    private Object execute(InvocationContext invocation, IdempotentMethod method, Claim claim) throws Exception {
+    private Object execute(InvocationContext invocation, IdempotentEndpoint method, Claim claim) throws Exception {
         return runtime.execution().run(claim, runtime.transactions().joinOrBegin(), new ReturnValueCodec(invocation,
                 method));
     }
@@ -100,9 +100,9 @@ public final class MethodCall {
      */
     private final class ReturnValueCodec implements OutcomeCodec<Object> {
         private final InvocationContext invocation;
-        private final IdempotentMethod method;
+        private final IdempotentEndpoint method;
 
-        ReturnValueCodec(InvocationContext invocation, IdempotentMethod method) {
+        ReturnValueCodec(InvocationContext invocation, IdempotentEndpoint method) {
             this.invocation = invocation;
             this.method = method;
         }
@@ -123,7 +123,7 @@ public final class MethodCall {
                                 .getBytes(StandardCharsets.UTF_8), StoredResponse.PLAIN);
             } catch (JsonbException unwritable) {
                 throw new UnstorableResult(new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED,
-                        "the result of " + method.endpoint() + " cannot be written as JSON to be kept for repeats: "
+                        "the result of " + method.name() + " cannot be written as JSON to be kept for repeats: "
                                 + unwritable.getMessage()), unwritable));
             }
         }
@@ -139,7 +139,7 @@ public final class MethodCall {
             boolean isFinal = OutcomeClassification.FailureKind.of(claim.operation().policy(), thrown)
                     == OutcomeClassification.FailureKind.FINAL;
             runtime.execution().recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL
-                    : RecordStatus.FAILED_RETRYABLE, isFinal ? Optional.of(runtime.failureOutcome(
+                    : RecordStatus.FAILED_RETRYABLE, isFinal ? Optional.of(runtime.problems().storedOutcome(
                     ProblemType.OPERATION_FAILED, "the first call with this key failed finally ("
                             + thrown.getClass().getName() + "); a new operation needs a new key")) : Optional.empty());
             if (thrown instanceof Error error) {
@@ -204,7 +204,7 @@ public final class MethodCall {
     }
 
     /** The first call's outcome: its result read back, or its final failure thrown. */
-    private Object replayed(IdempotencyRecord record, IdempotentMethod method) {
+    private Object replayed(IdempotencyRecord record, IdempotentEndpoint method) {
         StoredResponse stored = runtime.outcomes().replayed(record);
         if (record.status() == RecordStatus.FAILED_FINAL) {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_FAILED, storedDetail(stored)));
@@ -214,9 +214,9 @@ public final class MethodCall {
         }
         if (StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
             throw new IdempotencyException(Problem.of(ProblemType.RESPONSE_TOO_LARGE, "the operation was done, but"
-                    + " its result was not kept (storage or max-response-bytes of " + method.endpoint() + ")"));
+                    + " its result was not kept (storage or max-response-bytes of " + method.name() + ")"));
         }
-        return json().fromJson(new String(stored.body(), StandardCharsets.UTF_8), method.method().getGenericReturnType());
+        return json().fromJson(new String(stored.body(), StandardCharsets.UTF_8), method.declared().method().getGenericReturnType());
     }
 
     // The detail recorded with a final failure (the exception's type, never its message).
@@ -230,11 +230,11 @@ public final class MethodCall {
     }
 
     // Every argument but the key, in order: the call's "body", fingerprinted as canonical JSON.
-    private byte[] arguments(InvocationContext invocation, IdempotentMethod method) {
+    private byte[] arguments(InvocationContext invocation, IdempotentEndpoint method) {
         Object[] all = invocation.getParameters();
         List<Object> others = new ArrayList<>(all.length);
         for (int i = 0; i < all.length; i++) {
-            if (i != method.keyParameter()) {
+            if (i != method.declared().keyParameter()) {
                 others.add(all[i]);
             }
         }
@@ -242,7 +242,7 @@ public final class MethodCall {
             return json().toJson(others).getBytes(StandardCharsets.UTF_8);
         } catch (JsonbException unwritable) {
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the arguments of "
-                    + method.endpoint() + " cannot be written as JSON for its fingerprint: " + unwritable.getMessage()),
+                    + method.name() + " cannot be written as JSON for its fingerprint: " + unwritable.getMessage()),
                     unwritable);
         }
     }

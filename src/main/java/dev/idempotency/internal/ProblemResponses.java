@@ -33,6 +33,12 @@ public final class ProblemResponses {
         return builder.build();
     }
 
+    /** The stored outcome of a failure without a response: a problem naming the exception's type, not its message. */
+    public dev.idempotency.spi.StoredResponse storedOutcome(dev.idempotency.ProblemType type, String detail) {
+        return new dev.idempotency.spi.StoredResponse(type.defaultStatus(), Map.of("Content-Type",
+                java.util.List.of(PROBLEM_JSON)), body(Problem.of(type, detail)), dev.idempotency.spi.StoredResponse.PLAIN);
+    }
+
     /** The problem+json bytes. */
     public byte[] body(Problem problem) {
         Map<String, Object> json = new LinkedHashMap<>();

@@ -20,7 +20,7 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
         Operation rejected = stage instanceof ExchangeStage.Admitting admitting ? admitting.operation()
                 : stage instanceof ExchangeStage.Settled settled && settled.reply().isEmpty() ? settled.operation() : null;
         if (rejected != null) {
-            runtime.rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
+            runtime.events().rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
         }
         return runtime.problems().toResponse(exception.problem());
     }

@@ -8,8 +8,12 @@ import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.internal.IdempotencyRuntime;
 import dev.idempotency.internal.IdempotentExchange;
-import dev.idempotency.internal.IdempotentMethod;
+import dev.idempotency.internal.IdempotentEndpoint;
+import dev.idempotency.core.Admission;
+import dev.idempotency.core.AdmissionPhase;
 import dev.idempotency.core.Operation;
+import dev.idempotency.internal.ExchangeStage;
+import dev.idempotency.internal.OperationStatus;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -24,6 +28,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
@@ -48,7 +53,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         IdempotencyRuntime runtime = collaborators.runtime();
         ProblemResponses problems = runtime.problems();
-        IdempotentMethod idempotent = runtime.method(method);
+        IdempotentEndpoint idempotent = runtime.method(method);
         if (idempotent == null) {
             // Annotated, but CDI never saw the class: the interceptor would not run, so refuse loudly
             // rather than run unprotected.
@@ -75,7 +80,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         try {
             // Key, scope and fingerprint are checked here, before the runtime reads the entity, so that
             // every bad input gets the library's problem+json and nothing runs.
-            operation = runtime.prepare(captured, idempotent).orElse(null);
+            operation = idempotent.prepare(captured).orElse(null);
         } catch (IdempotencyException rejected) {
             reject(context, runtime, idempotent, "", rejected);
             return;
@@ -87,16 +92,45 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         try {
             // A replay or an in-flight answer is sent from here: the entity is never read for it.
-            runtime.answerFromRecord(exchange, captured, operation)
+            answerFromRecord(runtime, exchange, captured, operation)
                     .ifPresent(reply -> context.abortWith(Response.status(reply.response().status()).build()));
         } catch (IdempotencyException rejected) {
             reject(context, runtime, idempotent, operation.scopeKey(), rejected);
         }
     }
 
-    private static void reject(ContainerRequestContext context, IdempotencyRuntime runtime, IdempotentMethod method,
+    /**
+     * Admission before the JAX-RS runtime reads the entity: one read of the record, and when it alone
+     * answers (a replay, an in-flight answer, a rejection), that answer; nothing is parsed or claimed for it.
+     * Otherwise the read goes with the exchange to the interceptor, which claims from there.
+     *
+     * @throws IdempotencyException for a rejection (mismatch, in flight, store unavailable)
+     */
+    private static Optional<ExchangeStage.Reply> answerFromRecord(IdempotencyRuntime runtime,
+                                                                  IdempotentExchange exchange,
+                                                                  CapturedRequest request, Operation op) {
+        AdmissionPhase.LookUp lookUp = runtime.protocol().admission().lookUp(op);
+        Optional<Admission> answer = lookUp.answer();
+        if (answer.isEmpty()) {
+            exchange.read(lookUp.record());
+            return Optional.empty();
+        }
+        ExchangeStage.Reply reply;
+        if (answer.get() instanceof Admission.Replay replay) {
+            reply = new ExchangeStage.Reply(runtime.outcomes().replayed(replay.record()), true);
+        } else if (answer.get() instanceof Admission.Accepted accepted) {
+            reply = new ExchangeStage.Reply(OperationStatus.accepted(accepted.record(), request,
+                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false);
+        } else {
+            throw new IllegalStateException("IDEM-X003 an answer without a claim cannot be " + answer.get());
+        }
+        exchange.answered(op, reply);
+        return Optional.of(reply);
+    }
+
+    private static void reject(ContainerRequestContext context, IdempotencyRuntime runtime, IdempotentEndpoint method,
                                String scopeKey, IdempotencyException rejected) {
-        runtime.rejected(method.endpoint(), scopeKey, rejected);
+        runtime.events().rejected(method.name(), scopeKey, rejected);
         context.abortWith(runtime.problems().toResponse(rejected.problem()));
     }
 

@@ -47,8 +47,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
             }
         } else if (stage instanceof ExchangeStage.Failed failed) {
             StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
-            boolean retryable = failed.kind().retryable(failure.status());
-            collaborators.runtime().recordFailure(exchange, failed, failure, retryable);
+            exchange.recordFailure(failure);
             ResponseSnapshots.apply(failure, response, false);
         }
     }

@@ -74,7 +74,7 @@ public abstract class IdempotencyStatusResource {
         Duration wait = policy == null || !(policy.asynchronous() || consumesMessages) ? Duration.ZERO
                 : preferredWait(headers);
         // A message may still wait in its queue: no record yet is no answer yet.
-        IdempotencyRecord record = runtime.findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
+        IdempotencyRecord record = runtime.statusLookups().findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
                 .orElseThrow(() -> new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
         if (!policy.asynchronous()) {
