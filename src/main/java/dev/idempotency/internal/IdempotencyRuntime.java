@@ -52,6 +52,7 @@ import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionManager;
 
@@ -208,11 +209,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
                 new MessageScopeResolver(policies.values().stream().filter(p -> p.messages().isPresent())
                         .collect(java.util.stream.Collectors.toMap(EndpointPolicy::endpoint, p -> p.messages().get()))),
                 clock);
-        messageDelivery = new MessageDelivery(this);
         // Nor has a call of a business method a request: its scope comes from the call.* settings.
         RequestPreparation callPreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 new CallScopeResolver(callSources), clock);
-        methodCall = new MethodCall(this);
         endpoints = new IdempotentEndpoints(found.stream().map(method -> new IdempotentEndpoint(method,
                 policies.get(method.endpoint()), resolvers.get(method.endpoint()),
                 switch (method.trigger()) {
@@ -235,6 +234,9 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         settler = new Settler(protocol, store, transactions, clock, endpoints.all().stream()
                 .map(endpoint -> new Settler.Endpoint(endpoint.policy(), endpoint.resolver())).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
+        methodCall = new MethodCall(transactions, protocol.admission(), execution, commits, outcomes, problems,
+                this::callerName);
+        messageDelivery = new MessageDelivery(transactions, protocol.admission(), execution, problems, events);
         statusLookups = new StatusLookups(endpoints, settings.keyRules(), preparation, scopeDigest,
                 protocol.admission(), clock, settings.maxWaiters());
         administration = new Administration(store, protocol, clock, endpoints.policies(), this::purgeExpired, events::fire);
@@ -410,17 +412,22 @@ public class IdempotencyRuntime implements IdempotencyMaintenance {
         return events;
     }
 
+    // The pipeline's parts, published as beans (dependent: a field read at each injection) for what injects them.
+
     /** What of an outcome is stored, and how a stored one is read back for a replay. */
+    @Produces
     public OutcomeStorage outcomes() {
         return outcomes;
     }
 
     /** Whether the business transaction committed, when its end did not say so plainly, and what then. */
+    @Produces
     public CommitSettlement commits() {
         return commits;
     }
 
     /** The stages every trigger runs once its operation is claimed. */
+    @Produces
     public Execution execution() {
         return execution;
     }

@@ -3,6 +3,9 @@ package dev.idempotency.internal;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.Scope;
 import dev.idempotency.core.Claim;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.Operation;
 import dev.idempotency.internal.ExchangeStage.AwaitingCommit;
 import dev.idempotency.core.OutcomeClassification.FailureKind;
@@ -30,7 +33,11 @@ import java.util.concurrent.atomic.AtomicReference;
 public class IdempotentExchange implements IdempotencyContext {
 
     @Inject
-    IdempotencyRuntime runtime;
+    Execution execution;
+    @Inject
+    CommitSettlement commits;
+    @Inject
+    OutcomeStorage outcomes;
 
     private final AtomicReference<ExchangeStage> stage = new AtomicReference<>(new ExchangeStage.Idle());
 
@@ -105,9 +112,9 @@ public class IdempotentExchange implements IdempotencyContext {
         ExchangeStage.Failed failed = expect(ExchangeStage.Failed.class);
         Claim claim = failed.claim();
         boolean retryable = failed.kind().retryable(rendered.status());
-        runtime.execution().recordFailure(claim, retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE
+        execution.recordFailure(claim, retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE
                 : dev.idempotency.RecordStatus.FAILED_FINAL, retryable ? Optional.empty()
-                : Optional.of(runtime.outcomes().forStorage(rendered, claim.operation().policy(),
+                : Optional.of(outcomes.forStorage(rendered, claim.operation().policy(),
                 claim.operation().scopeKey())));
         settled(Optional.empty());
         return retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE : dev.idempotency.RecordStatus.FAILED_FINAL;
@@ -184,7 +191,7 @@ public class IdempotentExchange implements IdempotencyContext {
 
     // A claim nobody settled: a joined transaction that ended is settled by the fenced update, otherwise given back.
     private void settleAbandoned(ExchangeStage now) {
-        runtime.commits().settleAbandoned(now.unsettledClaim().orElseThrow(),
+        commits.settleAbandoned(now.unsettledClaim().orElseThrow(),
                 now instanceof AwaitingCommit awaiting ? Optional.of(awaiting.end()) : Optional.empty());
         settled(Optional.empty());
     }

@@ -8,6 +8,9 @@ import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
 import dev.idempotency.core.Admission;
+import dev.idempotency.core.AdmissionPhase;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.ProtocolEvents;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
@@ -52,17 +55,26 @@ public final class MessageDelivery {
     private static final Logger LOG = Logger.getLogger(MessageDelivery.class.getName());
     private static final StoredResponse PROCESSED = new StoredResponse(204, Map.of(), new byte[0], StoredResponse.PLAIN);
 
-    private final IdempotencyRuntime runtime;
+    private final JtaTransactions transactions;
+    private final AdmissionPhase admission;
+    private final Execution execution;
+    private final ProblemResponses problems;
+    private final ProtocolEvents events;
 
-    MessageDelivery(IdempotencyRuntime runtime) {
-        this.runtime = runtime;
+    public MessageDelivery(JtaTransactions transactions, AdmissionPhase admission, Execution execution,
+                           ProblemResponses problems, ProtocolEvents events) {
+        this.transactions = transactions;
+        this.admission = admission;
+        this.execution = execution;
+        this.problems = problems;
+        this.events = events;
     }
 
     /** Delivers the message that is {@code invocation}'s one parameter to {@code method}. */
     public Object deliver(InvocationContext invocation, IdempotentEndpoint method, IdempotentExchange exchange)
             throws Exception {
         EndpointPolicy policy = method.policy();
-        Delivery delivery = new Delivery(policy, runtime.transactions().joinOrBegin());
+        Delivery delivery = new Delivery(policy, transactions.joinOrBegin());
         try {
             return admitAndRun(invocation, method, exchange, delivery);
         } catch (RuntimeException | Error unexpected) {
@@ -95,7 +107,7 @@ public final class MessageDelivery {
         exchange.admitting(op);
         Admission admission;
         try {
-            admission = runtime.protocol().admission().admit(op);
+            admission = this.admission.admit(op);
         } catch (IdempotencyException refused) {
             exchange.settled(Optional.empty());
             boolean misuse = refused.problem().type() == ProblemType.FINGERPRINT_MISMATCH;
@@ -119,7 +131,7 @@ public final class MessageDelivery {
     private Object execute(InvocationContext invocation, IdempotentExchange exchange, Delivery delivery, Claim claim)
             throws Exception {
         exchange.running(claim);
-        return runtime.execution().run(claim, delivery.tx, new AcknowledgementCodec(invocation, exchange, delivery,
+        return execution.run(claim, delivery.tx, new AcknowledgementCodec(invocation, exchange, delivery,
                 claim));
     }
 
@@ -240,7 +252,7 @@ public final class MessageDelivery {
         boolean isFinal = OutcomeClassification.FailureKind.of(op.policy(), thrown) == OutcomeClassification.FailureKind.FINAL;
         boolean last = delivery.message.deliveryCount() >= op.policy().messages().orElseThrow().maxDeliveries();
         Handling handling = isFinal ? Handling.FAILED_FINAL : last ? Handling.DEAD_LETTERED : Handling.REDELIVERED;
-        runtime.execution().recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL : RecordStatus.FAILED_RETRYABLE,
+        execution.recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL : RecordStatus.FAILED_RETRYABLE,
                 switch (handling) {
                     case FAILED_FINAL -> Optional.of(outcome(ProblemType.MESSAGE_FAILED, thrown, ""));
                     case DEAD_LETTERED -> Optional.of(outcome(ProblemType.DEAD_LETTERED, thrown, "delivered "
@@ -269,7 +281,7 @@ public final class MessageDelivery {
 
     // The stored outcome of a failed message: the exception's type, not its message, which may hold anything.
     private StoredResponse outcome(ProblemType type, Throwable thrown, String detail) {
-        return runtime.problems().storedOutcome(type, detail + thrown.getClass().getName());
+        return problems.storedOutcome(type, detail + thrown.getClass().getName());
     }
 
     /** One delivery of a message: its transaction (the container's, or the library's own) and what it said. */
@@ -284,7 +296,7 @@ public final class MessageDelivery {
         }
 
         void handled(Handling handling, String scopeKey) {
-            runtime.events().fire(new IdempotencyEvent.MessageHandled(policy.endpoint(), scopeKey,
+            events.publish(new IdempotencyEvent.MessageHandled(policy.endpoint(), scopeKey,
                     message == null ? "" : message.messageId().orElse(""), message == null ? 0 : message.deliveryCount(),
                     handling));
         }

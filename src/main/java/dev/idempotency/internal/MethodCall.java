@@ -5,6 +5,9 @@ import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
 import dev.idempotency.core.Admission;
+import dev.idempotency.core.AdmissionPhase;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.CallFacts;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
@@ -51,12 +54,29 @@ public final class MethodCall {
     private static final Logger LOG = Logger.getLogger(MethodCall.class.getName());
     private static final StoredResponse NO_RESULT = new StoredResponse(204, Map.of(), new byte[0], StoredResponse.PLAIN);
 
-    private final IdempotencyRuntime runtime;
+    private final JtaTransactions transactions;
+    private final AdmissionPhase admission;
+    private final Execution execution;
+    private final CommitSettlement commits;
+    private final OutcomeStorage outcomes;
+    private final ProblemResponses problems;
+    private final Supplier<Optional<String>> callerName;
     // The server's JSON-B, created when the first call needs it (a deployment without business methods never does).
     private volatile Jsonb json;
 
-    MethodCall(IdempotencyRuntime runtime) {
-        this.runtime = runtime;
+    /**
+     * @param callerName the container's authenticated caller on the calling thread, if any
+     */
+    public MethodCall(JtaTransactions transactions, AdmissionPhase admission, Execution execution,
+                      CommitSettlement commits, OutcomeStorage outcomes, ProblemResponses problems,
+                      Supplier<Optional<String>> callerName) {
+        this.transactions = transactions;
+        this.admission = admission;
+        this.execution = execution;
+        this.commits = commits;
+        this.outcomes = outcomes;
+        this.problems = problems;
+        this.callerName = callerName;
     }
 
     /** Calls {@code method} as {@code invocation} asks, or answers with the outcome of the key's first call. */
@@ -72,9 +92,9 @@ public final class MethodCall {
             return invocation.proceed();
         }
         CallFacts facts = new CallFacts(method.name(), key.toString(), arguments(invocation, method),
-                runtime.callerName());
+                callerName.get());
         Operation op = method.prepare(facts).orElseThrow();
-        Admission admission = runtime.protocol().admission().admit(op);
+        Admission admission = this.admission.admit(op);
         if (admission instanceof Admission.Replay replay) {
             return replayed(replay.record(), method);
         }
@@ -90,7 +110,7 @@ public final class MethodCall {
     }
 
     private Object execute(InvocationContext invocation, IdempotentEndpoint method, Claim claim) throws Exception {
-        return runtime.execution().run(claim, runtime.transactions().joinOrBegin(), new ReturnValueCodec(invocation,
+        return execution.run(claim, transactions.joinOrBegin(), new ReturnValueCodec(invocation,
                 method));
     }
 
@@ -133,13 +153,13 @@ public final class MethodCall {
         public Object failed(Throwable thrown, Claim claim) throws Exception {
             if (thrown instanceof UnstorableResult unstorable) {
                 // A result that cannot be kept cannot be given back to a repeat: nothing of this call commits.
-                runtime.commits().giveBackQuietly(claim);
+                commits.giveBackQuietly(claim);
                 throw unstorable.problem;
             }
             boolean isFinal = OutcomeClassification.FailureKind.of(claim.operation().policy(), thrown)
                     == OutcomeClassification.FailureKind.FINAL;
-            runtime.execution().recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL
-                    : RecordStatus.FAILED_RETRYABLE, isFinal ? Optional.of(runtime.problems().storedOutcome(
+            execution.recordFailure(claim, isFinal ? RecordStatus.FAILED_FINAL
+                    : RecordStatus.FAILED_RETRYABLE, isFinal ? Optional.of(problems.storedOutcome(
                     ProblemType.OPERATION_FAILED, "the first call with this key failed finally ("
                             + thrown.getClass().getName() + "); a new operation needs a new key")) : Optional.empty());
             if (thrown instanceof Error error) {
@@ -205,7 +225,7 @@ public final class MethodCall {
 
     /** The first call's outcome: its result read back, or its final failure thrown. */
     private Object replayed(IdempotencyRecord record, IdempotentEndpoint method) {
-        StoredResponse stored = runtime.outcomes().replayed(record);
+        StoredResponse stored = outcomes.replayed(record);
         if (record.status() == RecordStatus.FAILED_FINAL) {
             throw new IdempotencyException(Problem.of(ProblemType.OPERATION_FAILED, storedDetail(stored)));
         }
