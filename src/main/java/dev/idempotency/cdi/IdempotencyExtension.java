@@ -1,15 +1,16 @@
 package dev.idempotency.cdi;
 
 import dev.idempotency.health.IdempotencyReadinessCheck;
-import dev.idempotency.internal.IdempotencyRuntime;
-import dev.idempotency.internal.IdempotentMethod;
-import dev.idempotency.internal.IdempotentExchange;
+import dev.idempotency.deployment.Assembly;
+import dev.idempotency.endpoints.IdempotentMethod;
+import dev.idempotency.http.IdempotentExchange;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyKey;
 import dev.idempotency.IdempotencyDefinitionException;
 import dev.idempotency.ResponseStorage;
 import dev.idempotency.config.ServerApis;
 import dev.idempotency.config.SettingsSource;
+import dev.idempotency.config.SettingsSources;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.ScopeResolver;
 import jakarta.annotation.Priority;
@@ -58,7 +59,7 @@ public class IdempotencyExtension implements Extension {
     void registerBeans(@Observes BeforeBeanDiscovery event, BeanManager beans) {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
-        event.addAnnotatedType(beans.createAnnotatedType(IdempotencyRuntime.class), IdempotencyRuntime.class.getName());
+        event.addAnnotatedType(beans.createAnnotatedType(Assembly.class), Assembly.class.getName());
     }
 
     void configurePriority(@Observes ProcessAnnotatedType<IdempotentInterceptor> event) {
@@ -150,7 +151,7 @@ public class IdempotencyExtension implements Extension {
         Class<?> home = methods.isEmpty() ? IdempotencyExtension.class
                 : methods.get(0).method().getDeclaringClass();
         IdempotencyReadinessCheck.register(event, home,
-                () -> beans.createInstance().select(IdempotencyRuntime.class).get().readiness());
+                () -> beans.createInstance().select(Assembly.class).get().readiness());
         LOG.info("IDEM-I010 the readiness check 'idempotency' is added to the server's MicroProfile Health");
     }
 
@@ -181,7 +182,7 @@ public class IdempotencyExtension implements Extension {
             return;
         }
         try {
-            IdempotencyRuntime runtime = beans.createInstance().select(IdempotencyRuntime.class).get();
+            Assembly runtime = beans.createInstance().select(Assembly.class).get();
             runtime.start(methods, Thread.currentThread().getContextClassLoader(),
                     scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
                     outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList(),
@@ -305,7 +306,7 @@ public class IdempotencyExtension implements Extension {
     /** Reads only the interceptor priority, before the rest of the configuration is validated. */
     private static final class IdempotencySettingsProbe {
         int interceptorPriority() {
-            SettingsSource source = SettingsSource.detect(Thread.currentThread().getContextClassLoader());
+            SettingsSource source = SettingsSources.detect(Thread.currentThread().getContextClassLoader());
             String raw = source.get(dev.idempotency.config.Setting.INTERCEPTOR_PRIORITY.key())
                     .orElse(dev.idempotency.config.Setting.INTERCEPTOR_PRIORITY.defaultValue());
             try {

@@ -1,10 +1,10 @@
 package dev.idempotency.cdi;
 
 import dev.idempotency.core.OutcomeClassification;
-import dev.idempotency.internal.IdempotencyRuntime;
-import dev.idempotency.internal.IdempotentEndpoint;
-import dev.idempotency.internal.IdempotentMethod;
-import dev.idempotency.internal.IdempotentExchange;
+import dev.idempotency.deployment.Assembly;
+import dev.idempotency.endpoints.IdempotentEndpoint;
+import dev.idempotency.endpoints.IdempotentMethod;
+import dev.idempotency.http.IdempotentExchange;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
@@ -18,18 +18,15 @@ import dev.idempotency.core.Operation;
 import dev.idempotency.core.BusinessCommitFailure;
 import dev.idempotency.core.CommitSettlement;
 import dev.idempotency.core.BusinessTransaction;
-import dev.idempotency.core.OutcomeCodec;
-import dev.idempotency.core.TransactionEnd;
-import dev.idempotency.internal.CapturedRequest;
-import dev.idempotency.internal.ExchangeStage;
-import dev.idempotency.internal.OperationStatus;
-import dev.idempotency.internal.ResponseSnapshots;
-import dev.idempotency.internal.RollbackRules;
+import dev.idempotency.http.CapturedRequest;
+import dev.idempotency.http.ExchangeStage;
+import dev.idempotency.http.OperationStatus;
+import dev.idempotency.http.ResponseSnapshots;
+import dev.idempotency.http.RollbackRules;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
-import dev.idempotency.spi.StoredResponse;
 import dev.idempotency.IdempotencyEvent;
-import dev.idempotency.internal.TaskProviders;
+import dev.idempotency.http.TaskProviders;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.control.RequestContextController;
 import jakarta.enterprise.inject.Instance;
@@ -38,9 +35,7 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
-import java.lang.reflect.InvocationTargetException;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * Runs an {@link Idempotent} resource method under the protocol: admit (claim, replay or reject), run
@@ -55,7 +50,7 @@ public class IdempotentInterceptor {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IdempotentInterceptor.class.getName());
 
     @Inject
-    IdempotencyRuntime runtime;
+    Assembly runtime;
     @Inject
     IdempotentExchange exchange;
     // One per task: a controller is used on the thread that activated it.
@@ -153,7 +148,8 @@ public class IdempotentInterceptor {
     private Object answer(Admission admission, IdempotentEndpoint method, InvocationContext invocation,
                           CapturedRequest request, Operation op) throws Exception {
         if (admission instanceof Admission.Replay replay) {
-            exchange.settled(replayable(replay.record(), method, invocation, request), true);
+            exchange.settled(ResponseCodec.replayable(runtime.outcomes(), replay.record(), method, invocation, request),
+                    true);
         } else if (admission instanceof Admission.Accepted accepted) {
             exchange.settled(OperationStatus.accepted(accepted.record(), request, op.policy().statusPath(),
                     op.scope().key(), accepted.retryAfter()), false);
@@ -166,144 +162,8 @@ public class IdempotentInterceptor {
     private Object execute(InvocationContext invocation, IdempotentEndpoint method, Claim claim, CapturedRequest request,
                            BusinessTransaction tx) throws Exception {
         exchange.running(claim);
-        return runtime.execution().run(claim, tx, new ResponseCodec(invocation, method, request));
-    }
-
-    /**
-     * An HTTP request's outcomes: captured as the response the method made (its bytes, as the client gets them) and
-     * handed to the exchange, whose response filter sends them; a thrown failure is recorded there, once the
-     * application's exception mappers have rendered it.
-     */
-    private final class ResponseCodec implements OutcomeCodec<Object> {
-        private final InvocationContext invocation;
-        private final IdempotentEndpoint method;
-        private final CapturedRequest request;
-        private final EndpointPolicy policy;
-
-        ResponseCodec(InvocationContext invocation, IdempotentEndpoint method, CapturedRequest request) {
-            this.invocation = invocation;
-            this.method = method;
-            this.request = request;
-            this.policy = method.policy();
-        }
-
-        @Override
-        public Object invoke() throws Exception {
-            return invocation.proceed();
-        }
-
-        @Override
-        public StoredResponse capture(Object result) {
-            return ResponseSnapshots.ofResult(result, invocation.getMethod(), request, policy);
-        }
-
-        @Override
-        public Optional<String> resourceId(StoredResponse first) {
-            return ResponseSnapshots.resourceId(first);
-        }
-
-        @Override
-        public Optional<StoredResponse> commitsDespite(Exception thrown, BusinessTransaction tx) {
-            if (!RollbackRules.commitsDespite(thrown, invocation.getMethod(), invocation.getTarget().getClass(),
-                    !tx.owned())) {
-                return Optional.empty();
-            }
-            return Optional.of(ResponseSnapshots.ofResult(RollbackRules.rendered(thrown, request.providers()),
-                    invocation.getMethod(), request, policy));
-        }
-
-        @Override
-        public boolean settlesTransactionEnd() {
-            return true;
-        }
-
-        @Override
-        public Object failed(Throwable thrown, Claim claim) throws Exception {
-            // The response filter records what the application's exception mappers make of it.
-            exchange.failed(OutcomeClassification.FailureKind.of(policy, thrown));
-            throw rethrown(thrown);
-        }
-
-        @Override
-        public Object superseded(Superseded why, Claim claim, Supplier<Admission.Replay> winner) throws Exception {
-            // The winner's outcome when it has one, else 409 superseded (thrown by the protocol).
-            exchange.settled(Optional.empty());
-            exchange.settled(replayable(winner.get().record(), method, invocation, request), true);
-            return null;
-        }
-
-        @Override
-        public Object retryable(Object result, StoredResponse first) {
-            exchange.settled(first, false);
-            return result;
-        }
-
-        @Override
-        public Object rolledBack(Object result, StoredResponse first, Optional<Exception> committedWith)
-                throws Exception {
-            exchange.settled(Optional.empty());
-            if (committedWith.isPresent()) {
-                throw committedWith.get();
-            }
-            // A success must not reach the client as done.
-            if (OutcomeClassification.isSuccess(first.status())) {
-                throw new IdempotencyException(CommitSettlement.rolledBackProblem());
-            }
-            exchange.settled(first, false);
-            return result;
-        }
-
-        @Override
-        public Object finishFailed(RuntimeException storeFailed, Claim claim) {
-            exchange.failed(OutcomeClassification.FailureKind.RETRYABLE);
-            throw storeFailed;
-        }
-
-        @Override
-        public Object finishedInCallersTransaction(BusinessTransaction tx, Claim claim, Object result,
-                                                   StoredResponse first, Optional<Exception> committedWith)
-                throws Exception {
-            // Awaiting first: the transaction manager may report the end on another thread at any time now.
-            exchange.awaitCommit(claim, first);
-            tx.afterCompletion(committed -> exchange.transactionEnded(TransactionEnd.of(committed)));
-            return answered(result, committedWith);
-        }
-
-        @Override
-        public Object committed(Object result, StoredResponse first, Optional<Exception> committedWith)
-                throws Exception {
-            exchange.settled(first, false);
-            return answered(result, committedWith);
-        }
-
-        @Override
-        public Object commitRolledBack(CommitSettlement.OwnedCommit.RolledBack rolledBack, Claim claim) {
-            // The application's failure at commit (a constraint checked at flush): its mappers answer.
-            exchange.failed(OutcomeClassification.FailureKind.BY_STATUS);
-            throw rolledBack.applicationCause().orElseGet(() -> CommitSettlement.rolledBack(rolledBack.failure()));
-        }
-
-        @Override
-        public Object notCommitted(CommitSettlement.OwnedCommit.NotCommitted notCommitted, Claim claim) {
-            exchange.settled(Optional.empty());
-            throw CommitSettlement.retryLater(notCommitted.failure());
-        }
-
-        // A failure the application declared not to roll back goes on to its mappers and its transaction interceptor,
-        // which commits on it as declared.
-        private Object answered(Object result, Optional<Exception> committedWith) throws Exception {
-            if (committedWith.isPresent()) {
-                throw committedWith.get();
-            }
-            return result;
-        }
-    }
-
-    private static Exception rethrown(Throwable thrown) {
-        if (thrown instanceof Error error) {
-            throw error;
-        }
-        return (Exception) thrown;
+        return runtime.execution().run(claim, tx, new ResponseCodec(exchange, runtime.outcomes(), invocation, method,
+                request));
     }
 
     /**
@@ -371,27 +231,5 @@ public class IdempotentInterceptor {
             runtime.events().fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
                     claim.operation().scopeKey(), ended));
         }
-    }
-
-
-    /** A stored response ready to send: decrypted, and for minimal storage with its body rebuilt. */
-    private StoredResponse replayable(IdempotencyRecord record, IdempotentEndpoint method, InvocationContext invocation,
-                                      CapturedRequest request) throws Exception {
-        StoredResponse stored = runtime.outcomes().replayed(record);
-        if (!StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
-            return stored;
-        }
-        if (method.declared().replayWith() == null || record.resourceId().isEmpty()) {
-            return stored.withBody(new byte[0], StoredResponse.PLAIN);
-        }
-        Object entity;
-        try {
-            entity = method.declared().replayWith().invoke(invocation.getTarget(), record.resourceId().get());
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
-        StoredResponse rebuilt = ResponseSnapshots.ofResult(entity, method.declared().replayWith(), request,
-                method.policy());
-        return new StoredResponse(stored.status(), stored.headers(), rebuilt.body(), StoredResponse.PLAIN);
     }
 }

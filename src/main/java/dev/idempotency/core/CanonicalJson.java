@@ -35,4 +35,46 @@ public interface CanonicalJson {
             super(message, cause);
         }
     }
+
+    /**
+     * A JSON string with the fewest escapes, as the canonical form writes it (see the class comment): valid
+     * JSON for any Java string, unpaired surrogates included. Also what the JDBC store writes its stored
+     * headers with. Plain Java: a string's canonical form needs no JSON library.
+     */
+    static void writeString(String s, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        unicodeEscape(c, out);
+                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
+                        out.append(c).append(s.charAt(++i));
+                    } else if (Character.isSurrogate(c)) {
+                        // Unpaired: UTF-8 cannot carry it, and a replacement character would merge distinct strings.
+                        unicodeEscape(c, out);
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    private static void unicodeEscape(char c, StringBuilder out) {
+        out.append("\\u");
+        String hex = Integer.toHexString(c);
+        out.append("0".repeat(4 - hex.length())).append(hex);
+    }
+
 }

@@ -1,6 +1,6 @@
 package dev.idempotency.health;
 
-import dev.idempotency.internal.ReadinessReport;
+import dev.idempotency.deployment.ReadinessReport;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.context.spi.CreationalContext;

@@ -1,7 +1,7 @@
 package dev.idempotency.jaxrs;
 
-import dev.idempotency.internal.IdempotencyRuntime;
-import dev.idempotency.internal.IdempotentExchange;
+import dev.idempotency.deployment.Assembly;
+import dev.idempotency.http.IdempotentExchange;
 import jakarta.enterprise.inject.spi.CDI;
 
 /**
@@ -11,13 +11,13 @@ import jakarta.enterprise.inject.spi.CDI;
  * the providers, not CDI, hence no injection.
  */
 final class Collaborators {
-    private volatile IdempotencyRuntime runtime;
+    private volatile Assembly runtime;
     private volatile IdempotentExchange exchange;
 
-    IdempotencyRuntime runtime() {
-        IdempotencyRuntime found = runtime;
+    Assembly runtime() {
+        Assembly found = runtime;
         if (found == null) {
-            found = CDI.current().select(IdempotencyRuntime.class).get();
+            found = CDI.current().select(Assembly.class).get();
             runtime = found;
         }
         return found;

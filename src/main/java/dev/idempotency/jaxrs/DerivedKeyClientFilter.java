@@ -3,6 +3,7 @@ package dev.idempotency.jaxrs;
 import dev.idempotency.DerivedKey;
 import dev.idempotency.IdempotencyContext;
 import dev.idempotency.config.SettingsSource;
+import dev.idempotency.config.SettingsSources;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.client.ClientRequestContext;
 import jakarta.ws.rs.client.ClientRequestFilter;
@@ -33,6 +34,7 @@ public class DerivedKeyClientFilter implements ClientRequestFilter {
 
     private final Purpose fixed;
     private final Map<Method, Purpose> byMethod = new ConcurrentHashMap<>();
+    private volatile IdempotencyContext context;
 
     /** For {@code @RegisterProvider}: the purpose comes from each invoked method (see the class comment). */
     public DerivedKeyClientFilter() {
@@ -57,10 +59,21 @@ public class DerivedKeyClientFilter implements ClientRequestFilter {
         if (request.getHeaders().containsKey(purpose.header())) {
             return;
         }
-        IdempotencyContext context = CDI.current().select(IdempotencyContext.class).get();
+        IdempotencyContext context = context();
         if (context.isActive()) {
             request.getHeaders().putSingle(purpose.header(), context.derive(purpose.purpose()));
         }
+    }
+
+    // The request-scoped context's client proxy, looked up once per filter: it resolves to the current request's
+    // operation at each call, so a call does no bean look-up.
+    private IdempotencyContext context() {
+        IdempotencyContext found = context;
+        if (found == null) {
+            found = CDI.current().select(IdempotencyContext.class).get();
+            context = found;
+        }
+        return found;
     }
 
     private Purpose purposeOf(ClientRequestContext request) {
@@ -69,7 +82,7 @@ public class DerivedKeyClientFilter implements ClientRequestFilter {
                     + " a MicroProfile Rest Client method: register new DerivedKeyClientFilter(\"<purpose>\")");
         }
         return byMethod.computeIfAbsent(invoked, method -> resolve(method,
-                SettingsSource.detect(Thread.currentThread().getContextClassLoader())));
+                SettingsSources.detect(Thread.currentThread().getContextClassLoader())));
     }
 
     /** The purpose of a Rest Client method: its annotation, its interface's, else the configuration. */

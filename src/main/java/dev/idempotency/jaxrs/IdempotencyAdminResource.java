@@ -4,8 +4,8 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
-import dev.idempotency.internal.Administration;
-import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.admin.Administration;
+import dev.idempotency.deployment.Assembly;
 import dev.idempotency.spi.IdempotencyRecord;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.DefaultValue;
@@ -188,7 +188,7 @@ public abstract class IdempotencyAdminResource {
         return runtime().administration();
     }
 
-    private static IdempotencyRuntime runtime() {
-        return CDI.current().select(IdempotencyRuntime.class).get();
+    private static Assembly runtime() {
+        return CDI.current().select(Assembly.class).get();
     }
 }

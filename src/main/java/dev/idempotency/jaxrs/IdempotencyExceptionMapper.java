@@ -2,8 +2,8 @@ package dev.idempotency.jaxrs;
 
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.core.Operation;
-import dev.idempotency.internal.ExchangeStage;
-import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.http.ExchangeStage;
+import dev.idempotency.deployment.Assembly;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 
@@ -13,7 +13,7 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
 
     @Override
     public Response toResponse(IdempotencyException exception) {
-        IdempotencyRuntime runtime = collaborators.runtime();
+        Assembly runtime = collaborators.runtime();
         // The request's own rejection: thrown by its admission, or after its execution by the library (superseded,
         // rolled back). One thrown by the method it ran (a business method's call) is that method's failure.
         ExchangeStage stage = collaborators.exchange().stage();

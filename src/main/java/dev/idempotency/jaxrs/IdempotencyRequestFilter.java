@@ -1,19 +1,19 @@
 package dev.idempotency.jaxrs;
 
-import dev.idempotency.internal.ProblemResponses;
-import dev.idempotency.internal.CapturedRequest;
+import dev.idempotency.http.ProblemResponses;
+import dev.idempotency.http.CapturedRequest;
 import dev.idempotency.Idempotent;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.internal.IdempotencyRuntime;
-import dev.idempotency.internal.IdempotentExchange;
-import dev.idempotency.internal.IdempotentEndpoint;
+import dev.idempotency.deployment.Assembly;
+import dev.idempotency.http.IdempotentExchange;
+import dev.idempotency.endpoints.IdempotentEndpoint;
 import dev.idempotency.core.Admission;
 import dev.idempotency.core.AdmissionPhase;
 import dev.idempotency.core.Operation;
-import dev.idempotency.internal.ExchangeStage;
-import dev.idempotency.internal.OperationStatus;
+import dev.idempotency.http.ExchangeStage;
+import dev.idempotency.http.OperationStatus;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -51,7 +51,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         if (method == null || !isIdempotent(method, resourceInfo.getResourceClass())) {
             return;
         }
-        IdempotencyRuntime runtime = collaborators.runtime();
+        Assembly runtime = collaborators.runtime();
         ProblemResponses problems = runtime.problems();
         IdempotentEndpoint idempotent = runtime.method(method);
         if (idempotent == null) {
@@ -106,7 +106,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
      *
      * @throws IdempotencyException for a rejection (mismatch, in flight, store unavailable)
      */
-    private static Optional<ExchangeStage.Reply> answerFromRecord(IdempotencyRuntime runtime,
+    private static Optional<ExchangeStage.Reply> answerFromRecord(Assembly runtime,
                                                                   IdempotentExchange exchange,
                                                                   CapturedRequest request, Operation op) {
         AdmissionPhase.LookUp lookUp = runtime.protocol().admission().lookUp(op);
@@ -128,7 +128,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         return Optional.of(reply);
     }
 
-    private static void reject(ContainerRequestContext context, IdempotencyRuntime runtime, IdempotentEndpoint method,
+    private static void reject(ContainerRequestContext context, Assembly runtime, IdempotentEndpoint method,
                                String scopeKey, IdempotencyException rejected) {
         runtime.events().rejected(method.name(), scopeKey, rejected);
         context.abortWith(runtime.problems().toResponse(rejected.problem()));

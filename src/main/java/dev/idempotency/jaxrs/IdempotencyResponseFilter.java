@@ -1,11 +1,11 @@
 package dev.idempotency.jaxrs;
 
-import dev.idempotency.internal.ProblemResponses;
-import dev.idempotency.internal.ResponseSnapshots;
+import dev.idempotency.http.ProblemResponses;
+import dev.idempotency.http.ResponseSnapshots;
 import dev.idempotency.core.CommitSettlement;
 import dev.idempotency.core.TransactionEnd;
-import dev.idempotency.internal.ExchangeStage;
-import dev.idempotency.internal.IdempotentExchange;
+import dev.idempotency.http.ExchangeStage;
+import dev.idempotency.http.IdempotentExchange;
 import dev.idempotency.spi.StoredResponse;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;

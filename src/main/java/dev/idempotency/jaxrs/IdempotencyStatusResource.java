@@ -1,14 +1,14 @@
 package dev.idempotency.jaxrs;
 
 import dev.idempotency.core.EndpointPolicy;
-import dev.idempotency.internal.CapturedRequest;
-import dev.idempotency.internal.ResponseSnapshots;
+import dev.idempotency.http.CapturedRequest;
+import dev.idempotency.http.ResponseSnapshots;
 import dev.idempotency.spi.StoredResponse;
-import dev.idempotency.internal.OperationStatus;
+import dev.idempotency.http.OperationStatus;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.internal.IdempotencyRuntime;
+import dev.idempotency.deployment.Assembly;
 import dev.idempotency.spi.IdempotencyRecord;
 import jakarta.enterprise.inject.spi.CDI;
 import java.time.Duration;
@@ -66,7 +66,7 @@ public abstract class IdempotencyStatusResource {
     @Path("{key}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response status(@PathParam("key") String key) {
-        IdempotencyRuntime runtime = CDI.current().select(IdempotencyRuntime.class).get();
+        Assembly runtime = CDI.current().select(Assembly.class).get();
         CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
         EndpointPolicy policy = runtime.policy(endpoint());

@@ -31,7 +31,9 @@ import java.util.logging.Logger;
  * The {@link RecordStore} on a JTA DataSource: each method is one statement on a connection taken from
  * the DataSource, so it runs in whatever JTA transaction the protocol has begun (the claim's own, or
  * the business transaction). Timestamps are UTC {@code LocalDateTime}s truncated to microseconds, which
- * every supported database keeps exactly.
+ * every supported database keeps exactly. One class, over 350 lines, because it is the SPI's statements on the record
+ * table, one method each, beside each other (the quota accounting is {@link QuotaAccounts}', the row mapping
+ * {@link RecordRows}', the SQL {@link RecordSql}'s).
  */
 public final class JdbcRecordStore implements RecordStore {
     private static final Logger LOG = Logger.getLogger(JdbcRecordStore.class.getName());

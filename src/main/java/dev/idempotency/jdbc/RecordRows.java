@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.RecordStatus;
-import dev.idempotency.json.JacksonCanonicalJson;
+import dev.idempotency.core.CanonicalJson;
 import dev.idempotency.spi.Completion;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
@@ -138,14 +138,14 @@ final class RecordRows {
             if (out.length() > 1) {
                 out.append(',');
             }
-            JacksonCanonicalJson.writeString(header.getKey(), out);
+            CanonicalJson.writeString(header.getKey(), out);
             out.append(":[");
             List<String> values = header.getValue();
             for (int i = 0; i < values.size(); i++) {
                 if (i > 0) {
                     out.append(',');
                 }
-                JacksonCanonicalJson.writeString(values.get(i), out);
+                CanonicalJson.writeString(values.get(i), out);
             }
             out.append(']');
         }

@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * {@link CanonicalJson} with Jackson: strict parsing within limits, then a canonical serialization of its own.
+ * {@link CanonicalJson} with Jackson: strict parsing within limits, then a canonical serialization of its own. One
+ * class, over 350 lines, because it is one definition: what JSON is accepted, and the one form it is fingerprinted in.
  *
  * <p><b>Accepted input.</b> Exactly one RFC 8259 JSON value in strict UTF-8 (a leading byte order mark is
  * ignored, as RFC 8259 allows); nothing but whitespace after it. Duplicate object keys, comments, single
@@ -333,7 +334,7 @@ public final class JacksonCanonicalJson implements CanonicalJson {
                     if (i > 0) {
                         out.append(',');
                     }
-                    writeString(names.get(i), out);
+                    CanonicalJson.writeString(names.get(i), out);
                     out.append(':');
                     write(node.get(names.get(i)), out);
                 }
@@ -350,7 +351,7 @@ public final class JacksonCanonicalJson implements CanonicalJson {
                 }
                 out.append(']');
             }
-            case STRING -> writeString(node.textValue(), out);
+            case STRING -> CanonicalJson.writeString(node.textValue(), out);
             case NUMBER, BOOLEAN -> out.append(scalarText(node));
             case NULL -> out.append("null");
             default -> throw new IllegalStateException("parsing yields no " + node.getNodeType() + " node");
@@ -365,47 +366,6 @@ public final class JacksonCanonicalJson implements CanonicalJson {
             return node.booleanValue() ? "true" : "false";
         }
         return node.textValue();
-    }
-
-    /**
-     * A JSON string with the fewest escapes, as the canonical form writes it (see the class comment): valid
-     * JSON for any Java string, unpaired surrogates included. Also what the JDBC store writes its stored
-     * headers with.
-     */
-    public static void writeString(String s, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        unicodeEscape(c, out);
-                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
-                            && Character.isLowSurrogate(s.charAt(i + 1))) {
-                        out.append(c).append(s.charAt(++i));
-                    } else if (Character.isSurrogate(c)) {
-                        // Unpaired: UTF-8 cannot carry it, and a replacement character would merge distinct strings.
-                        unicodeEscape(c, out);
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
-    }
-
-    private static void unicodeEscape(char c, StringBuilder out) {
-        out.append("\\u");
-        String hex = Integer.toHexString(c);
-        out.append("0".repeat(4 - hex.length())).append(hex);
     }
 
     private static int compareCodePoints(String a, String b) {

@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * (the caller's suspended and resumed explicitly, as Narayana's {@code REQUIRES_NEW} does), and the
  * business transaction, joined when the application's {@code @Transactional} began one, else begun here.
  */
-public final class JtaTransactions implements TransactionBoundary {
+public final class JtaTransactions implements TransactionBoundary, dev.idempotency.core.BusinessTransactions {
     private final TransactionManager tm;
     private final ServerTransactionHooks hooks;
 
@@ -109,6 +109,7 @@ public final class JtaTransactions implements TransactionBoundary {
     }
 
     /** The business transaction: the caller's when one is active, else a new one owned by the library. */
+    @Override
     public BusinessTransaction joinOrBegin() {
         try {
             if (tm.getStatus() == Status.STATUS_ACTIVE || tm.getStatus() == Status.STATUS_MARKED_ROLLBACK) {

@@ -1,6 +1,5 @@
 package dev.idempotency.openapi;
 
-import dev.idempotency.internal.DocumentedOperations;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 

@@ -1,7 +1,7 @@
 package dev.idempotency.cdi;
 
-import dev.idempotency.internal.IdempotencyRuntime;
-import dev.idempotency.internal.IdempotentMethod;
+import dev.idempotency.deployment.Assembly;
+import dev.idempotency.endpoints.IdempotentMethod;
 import com.arjuna.ats.jta.cdi.TransactionExtension;
 import dev.idempotency.endpoint.TestStore;
 import org.jboss.weld.environment.se.Weld;
@@ -82,7 +82,7 @@ class DeploymentValidationTest {
         set("idempotency.in-flight", "accepted");
         set("idempotency.endpoints.valid.create.in-flight", "conflict");
         try (WeldContainer container = weld(Misuses.Valid.class).addBeanClasses(Misuses.ValidListener.class).initialize()) {
-            IdempotencyRuntime runtime = container.select(IdempotencyRuntime.class).get();
+            Assembly runtime = container.select(Assembly.class).get();
             assertThat(runtime.policy("valid.create").claimInTransaction()).isTrue();
             assertThat(runtime.policy("commands.valid").claimInTransaction()).isFalse();
         }
@@ -94,7 +94,7 @@ class DeploymentValidationTest {
             IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
             assertThat(extension.methods()).extracting(IdempotentMethod::trigger)
                     .containsExactly(IdempotentMethod.Trigger.MESSAGE);
-            assertThat(container.select(IdempotencyRuntime.class).get().policy("commands.valid").messages())
+            assertThat(container.select(Assembly.class).get().policy("commands.valid").messages())
                     .hasValueSatisfying(m -> assertThat(m.maxDeliveries()).isEqualTo(10));
         }
     }
@@ -117,7 +117,7 @@ class DeploymentValidationTest {
             IdempotencyExtension extension = container.select(IdempotencyExtension.class).get();
             assertThat(extension.methods()).extracting(IdempotentMethod::trigger, IdempotentMethod::keyParameter)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(IdempotentMethod.Trigger.CALL, 0));
-            dev.idempotency.core.EndpointPolicy policy = container.select(IdempotencyRuntime.class).get()
+            dev.idempotency.core.EndpointPolicy policy = container.select(Assembly.class).get()
                     .policy("calls.valid");
             assertThat(policy.keySource()).isEqualTo(dev.idempotency.KeySource.PARAMETER);
             assertThat(policy.maxKeysPerEndpoint()).as("no caller limit unless set for it").isZero();
@@ -253,7 +253,7 @@ class DeploymentValidationTest {
         set("idempotency.secret", null);
         set("idempotency.insecure-development-secret", "true");
         try (WeldContainer container = weld(Misuses.Valid.class).initialize()) {
-            assertThat(container.select(IdempotencyRuntime.class).get().settings().usesDevelopmentSecret()).isTrue();
+            assertThat(container.select(Assembly.class).get().settings().usesDevelopmentSecret()).isTrue();
         }
     }
 

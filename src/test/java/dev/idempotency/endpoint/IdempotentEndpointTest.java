@@ -465,8 +465,8 @@ class IdempotentEndpointTest {
                 http.post("payments", payment("A-50")).key(key).send());
         held.awaitRunning();
         MutableClock clock = weld.select(MutableClock.class).get();
-        dev.idempotency.internal.IdempotencyRuntime runtime =
-                weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
+        dev.idempotency.deployment.Assembly runtime =
+                weld.select(dev.idempotency.deployment.Assembly.class).get();
         assertThat(runtime.leases().held()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(16));
         runtime.leases().renewDue();
@@ -489,8 +489,8 @@ class IdempotentEndpointTest {
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments", payment("A-51")).key(key).send());
         held.awaitRunning();
-        dev.idempotency.internal.IdempotencyRuntime runtime =
-                weld.select(dev.idempotency.internal.IdempotencyRuntime.class).get();
+        dev.idempotency.deployment.Assembly runtime =
+                weld.select(dev.idempotency.deployment.Assembly.class).get();
         weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
         runtime.leases().renewDue();
         assertThat(runtime.leases().held()).isZero();

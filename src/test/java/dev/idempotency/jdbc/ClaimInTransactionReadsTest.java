@@ -4,7 +4,6 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
 import dev.idempotency.core.Admission;
-import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.IdempotencyProtocol;
 import dev.idempotency.core.Operation;

@@ -1,0 +1,198 @@
+package dev.idempotency.http;
+
+import dev.idempotency.IdempotencyContext;
+import dev.idempotency.Scope;
+import dev.idempotency.core.Claim;
+import dev.idempotency.core.CommitSettlement;
+import dev.idempotency.core.Execution;
+import dev.idempotency.core.OutcomeStorage;
+import dev.idempotency.core.Operation;
+import dev.idempotency.http.ExchangeStage.AwaitingCommit;
+import dev.idempotency.core.OutcomeClassification.FailureKind;
+import dev.idempotency.http.ExchangeStage.Reply;
+import dev.idempotency.core.TransactionEnd;
+import dev.idempotency.spi.IdempotencyRecord;
+import dev.idempotency.spi.StoredResponse;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One idempotent request as it passes from the JAX-RS request filter, through the interceptor, to the
+ * response filter; also the application's {@link IdempotencyContext}. It holds one immutable
+ * {@link ExchangeStage} and moves it forward; each move names what happened. Request scoped: at the end of
+ * the request, a claim that nobody settled is settled here (the safety net for unmapped exceptions).
+ *
+ * <p>The stage is an atomic reference because one move, the end of a joined transaction, may be reported
+ * by the transaction manager on another thread (a timeout rolled back by its reaper).
+ */
+@RequestScoped
+public class IdempotentExchange implements IdempotencyContext {
+
+    @Inject
+    Execution execution;
+    @Inject
+    CommitSettlement commits;
+    @Inject
+    OutcomeStorage outcomes;
+
+    private final AtomicReference<ExchangeStage> stage = new AtomicReference<>(new ExchangeStage.Idle());
+
+    /** Where the request stands now. */
+    public ExchangeStage stage() {
+        return stage.get();
+    }
+
+    /** The request filter captured the request; {@code prepared} is its operation, null when it has no key. */
+    public void capture(CapturedRequest request, Operation prepared) {
+        stage.set(prepared == null ? new ExchangeStage.Unkeyed(request) : new ExchangeStage.Prepared(request, prepared));
+    }
+
+    /** The request filter read the record, which did not answer alone; admission goes on from this read. */
+    public void read(Optional<IdempotencyRecord> record) {
+        ExchangeStage.Prepared prepared = expect(ExchangeStage.Prepared.class);
+        stage.set(new ExchangeStage.Read(prepared.request(), prepared.operation(), record));
+    }
+
+    /** The interceptor takes the operation on. */
+    public void admitting(Operation operation) {
+        stage.set(new ExchangeStage.Admitting(stage.get().request(), operation));
+    }
+
+    /** The operation is answered without executing anything: a replay, an in-flight answer. */
+    public void answered(Operation operation, Reply reply) {
+        stage.set(new ExchangeStage.Settled(stage.get().request(), operation, 0, Optional.of(reply)));
+    }
+
+    /** Admission claimed the operation: the business method runs. */
+    public void running(Claim claim) {
+        stage.set(new ExchangeStage.Running(stage.get().request(), claim));
+    }
+
+    /**
+     * An asynchronous task runs the claimed operation: this exchange is the task's, in the request context
+     * of the executor's thread, so that the method's nested calls and {@link #derive} see the operation and the
+     * end of that context gives back a claim the task did not settle.
+     */
+    public void runningTask(CapturedRequest request, Claim claim) {
+        stage.set(new ExchangeStage.Running(request, claim));
+    }
+
+    /** The claim needs nothing more; {@code reply}, if any, is what goes out. */
+    public void settled(Optional<Reply> reply) {
+        ExchangeStage now = stage.get();
+        stage.set(new ExchangeStage.Settled(now.request(), now.active(), now.attempt(), reply));
+    }
+
+    /** The claim needs nothing more, and {@code response} goes out (a replay when {@code replayed}). */
+    public void settled(StoredResponse response, boolean replayed) {
+        settled(Optional.of(new Reply(response, replayed)));
+    }
+
+    /** Something threw while the claim was held: the response filter records the mapped response as this kind. */
+    public void failed(FailureKind kind) {
+        ExchangeStage now = stage.get();
+        Claim claim = now.unsettledClaim().orElseThrow(() -> new IllegalStateException(
+                "IDEM-X004 a failure recorded without a claim, at " + now.getClass().getSimpleName()));
+        stage.set(new ExchangeStage.Failed(now.request(), claim, kind));
+    }
+
+    /**
+     * Records the failure this request's run threw, as the application's mappers rendered it: final (replayed) or
+     * retryable (given back), as its kind and {@code rendered}'s status say; then the claim needs nothing more. A
+     * failure to record is logged only (the lease bounds the record): the client keeps the answer its failure was
+     * mapped to.
+     *
+     * @return the record's status now
+     */
+    public dev.idempotency.RecordStatus recordFailure(StoredResponse rendered) {
+        ExchangeStage.Failed failed = expect(ExchangeStage.Failed.class);
+        Claim claim = failed.claim();
+        boolean retryable = failed.kind().retryable(rendered.status());
+        execution.recordFailure(claim, retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE
+                : dev.idempotency.RecordStatus.FAILED_FINAL, retryable ? Optional.empty()
+                : Optional.of(outcomes.forStorage(rendered, claim.operation().policy(),
+                claim.operation().scopeKey())));
+        settled(Optional.empty());
+        return retryable ? dev.idempotency.RecordStatus.FAILED_RETRYABLE : dev.idempotency.RecordStatus.FAILED_FINAL;
+    }
+
+    /** Finished inside the caller's transaction: {@code first} goes out once it has ended. */
+    public void awaitCommit(Claim claim, StoredResponse first) {
+        stage.set(new AwaitingCommit(stage.get().request(), claim, first, TransactionEnd.OPEN));
+    }
+
+    /** The caller's transaction ended (called by its synchronization, on any thread). */
+    public void transactionEnded(TransactionEnd end) {
+        stage.updateAndGet(now -> now instanceof AwaitingCommit awaiting ? awaiting.ended(end) : now);
+    }
+
+    /**
+     * A message's delivery ended: the exchange is idle again, so that the next delivery in the same request context
+     * (a container may keep one for several) is not taken for a nested call. A claim still unsettled here, which only
+     * an unexpected failure leaves, is given back first.
+     */
+    public void delivered() {
+        ExchangeStage now = stage.get();
+        if (now.unsettledClaim().isPresent()) {
+            settleAbandoned(now);
+        }
+        stage.set(new ExchangeStage.Idle());
+    }
+
+    private <T extends ExchangeStage> T expect(Class<T> type) {
+        ExchangeStage now = stage.get();
+        if (!type.isInstance(now)) {
+            throw new IllegalStateException("IDEM-X004 expected " + type.getSimpleName() + ", the exchange is at "
+                    + now.getClass().getSimpleName());
+        }
+        return type.cast(now);
+    }
+
+    @Override
+    public boolean isActive() {
+        return stage.get().active() != null;
+    }
+
+    @Override
+    public Optional<String> key() {
+        return scope().map(Scope::key);
+    }
+
+    @Override
+    public Optional<Scope> scope() {
+        return Optional.ofNullable(stage.get().active()).map(Operation::scope);
+    }
+
+    @Override
+    public int attempt() {
+        return stage.get().attempt();
+    }
+
+    @Override
+    public String derive(String purpose) {
+        Operation operation = stage.get().active();
+        if (operation == null) {
+            throw new IllegalStateException("IDEM-X001 no idempotent operation is active in this call");
+        }
+        return operation.derive(purpose);
+    }
+
+    @PreDestroy
+    void endOfRequest() {
+        ExchangeStage now = stage.get();
+        if (now.unsettledClaim().isPresent()) {
+            settleAbandoned(now);
+        }
+    }
+
+    // A claim nobody settled: a joined transaction that ended is settled by the fenced update, otherwise given back.
+    private void settleAbandoned(ExchangeStage now) {
+        commits.settleAbandoned(now.unsettledClaim().orElseThrow(),
+                now instanceof AwaitingCommit awaiting ? Optional.of(awaiting.end()) : Optional.empty());
+        settled(Optional.empty());
+    }
+}

@@ -1,0 +1,56 @@
+package dev.idempotency.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.Problem;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.Response;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Renders a {@link Problem} as RFC 9457 {@code application/problem+json}. The body is written here,
+ * with the library's own mapper, so that it does not depend on the application's JSON provider.
+ */
+public final class ProblemResponses {
+    /** The problem media type. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final String typeBase;
+
+    public ProblemResponses(String typeBase) {
+        this.typeBase = typeBase;
+    }
+
+    public Response toResponse(Problem problem) {
+        Response.ResponseBuilder builder = Response.status(problem.status())
+                .type(PROBLEM_JSON)
+                .entity(body(problem));
+        problem.retryAfterSeconds().ifPresent(seconds -> builder.header(HttpHeaders.RETRY_AFTER, seconds));
+        problem.location().ifPresent(location -> builder.header(HttpHeaders.LOCATION, location));
+        return builder.build();
+    }
+
+    /** The stored outcome of a failure without a response: a problem naming the exception's type, not its message. */
+    public dev.idempotency.spi.StoredResponse storedOutcome(dev.idempotency.ProblemType type, String detail) {
+        return new dev.idempotency.spi.StoredResponse(type.defaultStatus(), Map.of("Content-Type",
+                java.util.List.of(PROBLEM_JSON)), body(Problem.of(type, detail)), dev.idempotency.spi.StoredResponse.PLAIN);
+    }
+
+    /** The problem+json bytes. */
+    public byte[] body(Problem problem) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("type", typeBase + problem.type().slug());
+        json.put("title", problem.type().title());
+        json.put("status", problem.status());
+        json.put("detail", problem.detail());
+        problem.retryAfterSeconds().ifPresent(seconds -> json.put("retryAfter", seconds));
+        try {
+            return MAPPER.writeValueAsBytes(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a map of strings and numbers always serializes", e);
+        }
+    }
+}
