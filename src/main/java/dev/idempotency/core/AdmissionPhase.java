@@ -33,27 +33,13 @@ public final class AdmissionPhase {
     private static final int MAX_DECISION_ROUNDS = 4;
     private static final long CONTENTION_PAUSE_MILLIS = 5;
 
-    private final RecordStore store;
-    private final TransactionBoundary transactions;
-    private final Clock clock;
-    private final ProtocolEvents events;
-    private final RecordFactory records;
-    private final RecordReads reads;
-    private final ProtocolAnswers answers;
+    private final ProtocolParts parts;
     private final InFlightAnswers inFlight;
     private final RecoveryPhase recovery;
     private final ClaimsOnThisNode claimsInTransaction = new ClaimsOnThisNode();
 
-    AdmissionPhase(RecordStore store, TransactionBoundary transactions, Clock clock, ProtocolEvents events,
-                   RecordFactory records, RecordReads reads, ProtocolAnswers answers, InFlightAnswers inFlight,
-                   RecoveryPhase recovery) {
-        this.store = store;
-        this.transactions = transactions;
-        this.clock = clock;
-        this.events = events;
-        this.records = records;
-        this.reads = reads;
-        this.answers = answers;
+    AdmissionPhase(ProtocolParts parts, InFlightAnswers inFlight, RecoveryPhase recovery) {
+        this.parts = parts;
         this.inFlight = inFlight;
         this.recovery = recovery;
     }
@@ -65,7 +51,7 @@ public final class AdmissionPhase {
      * @throws IdempotencyException 503 when the store cannot answer
      */
     public Optional<IdempotencyRecord> read(Operation op) {
-        return reads.read(op);
+        return parts.reads().read(op);
     }
 
     /**
@@ -75,7 +61,7 @@ public final class AdmissionPhase {
      * @throws IdempotencyException 503 when the store cannot answer
      */
     public Optional<IdempotencyRecord> read(List<String> keys) {
-        return reads.read(keys);
+        return parts.reads().read(keys);
     }
 
     /**
@@ -85,7 +71,7 @@ public final class AdmissionPhase {
      */
     public Admission admit(Operation op) {
         long started = System.nanoTime();
-        return admit(op, reads.firstRead(op), started);
+        return admit(op, parts.reads().firstRead(op), started);
     }
 
     /**
@@ -104,7 +90,7 @@ public final class AdmissionPhase {
             throw ProtocolAnswers.unavailable(e);
         }
         if (admission instanceof Admission.Replay) {
-            events.timed(ProtocolEvents.Step.REPLAY, op.policy().endpoint(), ProtocolEvents.since(started));
+            parts.events().timed(ProtocolEvents.Step.REPLAY, op.policy().endpoint(), ProtocolEvents.since(started));
         }
         return admission;
     }
@@ -117,7 +103,7 @@ public final class AdmissionPhase {
      */
     public LookUp lookUp(Operation op) {
         long started = System.nanoTime();
-        Optional<IdempotencyRecord> read = reads.firstRead(op);
+        Optional<IdempotencyRecord> read = parts.reads().firstRead(op);
         return new LookUp(read, needsClaim(op, read) ? Optional.empty() : Optional.of(admit(op, read, started)));
     }
 
@@ -139,7 +125,7 @@ public final class AdmissionPhase {
             return true;
         }
         IdempotencyRecord existing = lastRead.get();
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         if (!existing.expiresAt().isAfter(now)) {
             return true;
         }
@@ -169,9 +155,9 @@ public final class AdmissionPhase {
         // A record found under another accepted secret's key is the operation's: it is changed where it is.
         Operation op = found.map(record -> requested.on(record.scopeKey())).orElse(requested);
         if (round > MAX_DECISION_ROUNDS) {
-            throw answers.keptChanging();
+            throw parts.answers().keptChanging();
         }
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         if (found.isEmpty()) {
             return claimNew(op, round);
         }
@@ -179,7 +165,7 @@ public final class AdmissionPhase {
         if (!existing.expiresAt().isAfter(now)) {
             // An expired record is as if absent: a new operation under the same key, with its own fingerprint,
             // and limited like one.
-            IdempotencyRecord fresh = records.processing(op, records.newToken(), 1, now, now);
+            IdempotencyRecord fresh = parts.records().processing(op, parts.records().newToken(), 1, now, now);
             QuotaCharge charge = new QuotaCharge(existing.status() != RecordStatus.PROCESSING,
                     op.policy().maxInFlightPerPrincipal(), false, 0);
             return takeOver(op, existing, fresh, round, charge);
@@ -193,13 +179,13 @@ public final class AdmissionPhase {
                             + " fingerprint rules is being rolled out); retry later").retryAfter(op.policy().retryAfterMax()));
         }
         if (match == Fingerprinter.Match.DIFFERENT) {
-            events.publish(new IdempotencyEvent.Mismatched(op.policy().endpoint(), op.scopeKey()));
+            parts.events().publish(new IdempotencyEvent.Mismatched(op.policy().endpoint(), op.scopeKey()));
             throw new IdempotencyException(Problem.of(ProblemType.FINGERPRINT_MISMATCH,
                     "this idempotency key was used for a different request; use a new key for a new request")
                     .withStatus(op.policy().mismatchStatus()));
         }
         return switch (existing.status()) {
-            case SUCCEEDED, FAILED_FINAL -> answers.replay(op, existing);
+            case SUCCEEDED, FAILED_FINAL -> parts.answers().replay(op, existing);
             case PROCESSING -> existing.leaseUntil().filter(now::isBefore).isPresent()
                     ? inFlight.answer(op, existing, now2 -> decide(op, now2, round + 1))
                     : takeOverAttempt(op, existing, round);
@@ -210,29 +196,29 @@ public final class AdmissionPhase {
     /** A claim by INSERT; its unique key decides between concurrent claims, its charge the caller's limits. */
     private Admission claimNew(Operation op, int round) {
         if (op.policy().claimInTransaction()) {
-            Instant now = clock.instant();
-            IdempotencyRecord fresh = records.processing(op, records.newToken(), 1, now, now);
+            Instant now = parts.clock().instant();
+            IdempotencyRecord fresh = parts.records().processing(op, parts.records().newToken(), 1, now, now);
             return claimInTransaction(op, round, () -> {
-                store.insertInTransaction(fresh, op.aliasKeys(), op.policy().claimWaitSeconds());
+                parts.store().insertInTransaction(fresh, op.aliasKeys(), op.policy().claimWaitSeconds());
                 return true;
             }, () -> {
-                events.publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
+                parts.events().publish(new IdempotencyEvent.Claimed(op.policy().endpoint(), op.scopeKey()));
                 return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1, true));
             });
         }
-        Instant now = clock.instant();
-        IdempotencyRecord fresh = records.processing(op, records.newToken(), 1, now, now);
+        Instant now = parts.clock().instant();
+        IdempotencyRecord fresh = parts.records().processing(op, parts.records().newToken(), 1, now, now);
         EndpointPolicy policy = op.policy();
         QuotaCharge charge = new QuotaCharge(true, policy.maxInFlightPerPrincipal(), true, policy.maxKeysPerEndpoint());
         long started = System.nanoTime();
         try {
-            transactions.requiresNew(() -> {
-                store.insert(fresh, charge, op.aliasKeys());
+            parts.transactions().requiresNew(() -> {
+                parts.store().insert(fresh, charge, op.aliasKeys());
                 return null;
             });
-            events.timed(ProtocolEvents.Step.CLAIM, policy.endpoint(), ProtocolEvents.since(started));
+            parts.events().timed(ProtocolEvents.Step.CLAIM, policy.endpoint(), ProtocolEvents.since(started));
         } catch (DuplicateRecordException duplicate) {
-            return decide(op, reads.reread(op), round + 1);
+            return decide(op, parts.reads().reread(op), round + 1);
         } catch (CommitOutcomeUnknownException unknown) {
             recovery.giveBack(new Claim(op, fresh.ownerToken(), 1));
             throw unknown;
@@ -240,7 +226,7 @@ public final class AdmissionPhase {
             if (round < MAX_DECISION_ROUNDS && reconcile(op, exceeded.limit())) {
                 return claimNew(op, round + 1);
             }
-            throw answers.limitReached(op, exceeded.limit());
+            throw parts.answers().limitReached(op, exceeded.limit());
         } catch (StoreUnavailableException e) {
             if (!e.isContention()) {
                 throw e;
@@ -249,13 +235,13 @@ public final class AdmissionPhase {
             // no record, the row was the caller's counter, which the caller's other new operations are creating
             // or charging at the same moment (a burst of a new caller's first keys deadlocks on MariaDB); they
             // try again after a random pause, so that the same transactions do not meet again in step.
-            Optional<IdempotencyRecord> found = reads.reread(op);
+            Optional<IdempotencyRecord> found = parts.reads().reread(op);
             if (found.isEmpty() && round < MAX_DECISION_ROUNDS) {
                 pauseAfterContention(round);
             }
             return decide(op, found, round + 1);
         }
-        events.publish(new IdempotencyEvent.Claimed(policy.endpoint(), op.scopeKey()));
+        parts.events().publish(new IdempotencyEvent.Claimed(policy.endpoint(), op.scopeKey()));
         return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
     }
 
@@ -288,7 +274,7 @@ public final class AdmissionPhase {
                     inFlight.endWait();
                 }
             }
-            events.timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), ProtocolEvents.since(started));
+            parts.events().timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), ProtocolEvents.since(started));
         } finally {
             if (!claimed) {
                 claimsInTransaction.leave(key);
@@ -296,7 +282,7 @@ public final class AdmissionPhase {
         }
         if (!claimed) {
             // The first committed (or changed the record) while this one waited: its record decides.
-            return decide(op, reads.reread(op), round + 1);
+            return decide(op, parts.reads().reread(op), round + 1);
         }
         Admission admission;
         try {
@@ -328,9 +314,9 @@ public final class AdmissionPhase {
     // burst of new keys on MariaDB deadlocks the recount against their claims): the limit that was met
     // stands, so the caller is told about it (429 with Retry-After), not that the store is unavailable.
     private boolean reconcile(Operation op, QuotaExceededException.Limit limit) {
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         try {
-            return transactions.requiresNew(() -> store.reconcile(limit, op.scope().tenant(),
+            return parts.transactions().requiresNew(() -> parts.store().reconcile(limit, op.scope().tenant(),
                     op.scope().principal(), op.policy().endpoint(), now));
         } catch (StoreUnavailableException e) {
             if (e.isContention()) {
@@ -342,8 +328,8 @@ public final class AdmissionPhase {
 
     // Another attempt of the caller's own unexpired operation: counted, never limited (it adds nothing).
     private Admission takeOverAttempt(Operation op, IdempotencyRecord existing, int round) {
-        Instant now = clock.instant();
-        IdempotencyRecord next = records.processing(op, records.newToken(), existing.attempts() + 1,
+        Instant now = parts.clock().instant();
+        IdempotencyRecord next = parts.records().processing(op, parts.records().newToken(), existing.attempts() + 1,
                 existing.createdAt(), now);
         QuotaCharge charge = new QuotaCharge(existing.status() != RecordStatus.PROCESSING, 0, false, 0);
         return takeOver(op, existing, next, round, charge);
@@ -352,21 +338,21 @@ public final class AdmissionPhase {
     private Admission takeOver(Operation op, IdempotencyRecord existing, IdempotencyRecord next, int round,
                                QuotaCharge charge) {
         if (op.policy().claimInTransaction()) {
-            return claimInTransaction(op, round, () -> store.takeOverInTransaction(op.scopeKey(), existing.ownerToken(),
+            return claimInTransaction(op, round, () -> parts.store().takeOverInTransaction(op.scopeKey(), existing.ownerToken(),
                     existing.status(), next, op.policy().claimWaitSeconds()), () -> tookOver(op, existing,
                     new Claim(op, next.ownerToken(), next.attempts())));
         }
         boolean won;
         long started = System.nanoTime();
         try {
-            won = transactions.requiresNew(() ->
-                    store.takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next, charge));
-            events.timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), ProtocolEvents.since(started));
+            won = parts.transactions().requiresNew(() ->
+                    parts.store().takeOver(op.scopeKey(), existing.ownerToken(), existing.status(), next, charge));
+            parts.events().timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), ProtocolEvents.since(started));
         } catch (QuotaExceededException exceeded) {
             if (round < MAX_DECISION_ROUNDS && reconcile(op, exceeded.limit())) {
-                return decide(op, reads.reread(op), round + 1);
+                return decide(op, parts.reads().reread(op), round + 1);
             }
-            throw answers.limitReached(op, exceeded.limit());
+            throw parts.answers().limitReached(op, exceeded.limit());
         } catch (StoreUnavailableException e) {
             if (!e.isContention()) {
                 throw e;
@@ -377,13 +363,13 @@ public final class AdmissionPhase {
             won = false;
         }
         if (!won) {
-            return decide(op, reads.reread(op), round + 1);
+            return decide(op, parts.reads().reread(op), round + 1);
         }
         return tookOver(op, existing, new Claim(op, next.ownerToken(), next.attempts()));
     }
 
     private Admission tookOver(Operation op, IdempotencyRecord existing, Claim claim) {
-        events.publish(new IdempotencyEvent.TakenOver(op.policy().endpoint(), op.scopeKey(), existing.status(),
+        parts.events().publish(new IdempotencyEvent.TakenOver(op.policy().endpoint(), op.scopeKey(), existing.status(),
                 claim.attempt()));
         boolean earlierAttemptMayHaveActed = claim.attempt() > 1 && op.policy().externalSideEffects();
         if (earlierAttemptMayHaveActed && op.resolver().isPresent()) {

@@ -21,23 +21,10 @@ import java.util.Optional;
  * business transaction for a success, in a transaction of its own for a failure — or its claim given back.
  */
 public final class CompletionPhase {
-    private final RecordStore store;
-    private final OutcomeCache cache;
-    private final TransactionBoundary transactions;
-    private final Clock clock;
-    private final ProtocolEvents events;
-    private final RecordFactory records;
-    private final ProtocolAnswers answers;
 
-    CompletionPhase(RecordStore store, OutcomeCache cache, TransactionBoundary transactions, Clock clock,
-                    ProtocolEvents events, RecordFactory records, ProtocolAnswers answers) {
-        this.store = store;
-        this.cache = cache;
-        this.transactions = transactions;
-        this.clock = clock;
-        this.events = events;
-        this.records = records;
-        this.answers = answers;
+    private final ProtocolParts parts;
+    CompletionPhase(ProtocolParts parts) {
+        this.parts = parts;
     }
 
     /**
@@ -46,7 +33,7 @@ public final class CompletionPhase {
      */
     public boolean finish(Claim claim, RecordStatus status, Optional<StoredResponse> response,
                           Optional<String> resourceId) {
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         Completion completion = new Completion(status, resourceId, response, now,
                 now.plus(claim.operation().policy().retention()));
         String endpoint = claim.operation().policy().endpoint();
@@ -55,29 +42,29 @@ public final class CompletionPhase {
         long started = System.nanoTime();
         try {
             finished = claim.inTransaction()
-                    ? store.finishInTransaction(records.claimed(claim, now), completion, new QuotaCharge(false, 0,
+                    ? parts.store().finishInTransaction(parts.records().claimed(claim, now), completion, new QuotaCharge(false, 0,
                             claim.newRecord(), claim.operation().policy().maxKeysPerEndpoint()))
-                    : store.finish(scopeKey, claim.ownerToken(), completion);
+                    : parts.store().finish(scopeKey, claim.ownerToken(), completion);
         } catch (QuotaExceededException exceeded) {
             // The key of a claim in the business transaction is charged here: the transaction must roll back.
-            throw answers.limitReached(claim.operation(), exceeded.limit());
+            throw parts.answers().limitReached(claim.operation(), exceeded.limit());
         } catch (StoreUnavailableException e) {
             throw ProtocolAnswers.unavailable(e);
         } finally {
-            events.timed(ProtocolEvents.Step.FINISH, endpoint, ProtocolEvents.since(started));
+            parts.events().timed(ProtocolEvents.Step.FINISH, endpoint, ProtocolEvents.since(started));
         }
         if (finished && status.isReplayable() && claim.operation().policy().cacheOutcomes()) {
             // Only once it has committed: a cached outcome of a transaction that rolled back would be a lie.
             IdempotencyRecord outcome = RecordFactory.finished(claim, completion.status(), completion.resourceId(),
                     completion.response(), completion.updatedAt(), completion.expiresAt());
-            transactions.afterCommit(() -> cache.put(outcome));
+            parts.transactions().afterCommit(() -> parts.cache().put(outcome));
         }
         if (!finished) {
-            events.publish(new IdempotencyEvent.Fenced(endpoint, scopeKey));
+            parts.events().publish(new IdempotencyEvent.Fenced(endpoint, scopeKey));
         } else if (status == RecordStatus.FAILED_RETRYABLE) {
-            events.publish(new IdempotencyEvent.Released(endpoint, scopeKey, claim.attempt()));
+            parts.events().publish(new IdempotencyEvent.Released(endpoint, scopeKey, claim.attempt()));
         } else {
-            events.publish(new IdempotencyEvent.Completed(endpoint, scopeKey, status, claim.attempt()));
+            parts.events().publish(new IdempotencyEvent.Completed(endpoint, scopeKey, status, claim.attempt()));
         }
         return finished;
     }
@@ -90,25 +77,25 @@ public final class CompletionPhase {
      */
     public boolean finishAlone(Claim claim, RecordStatus status, Optional<StoredResponse> response) {
         if (!claim.inTransaction()) {
-            return transactions.requiresNew(() -> finish(claim, status, response, Optional.empty()));
+            return parts.transactions().requiresNew(() -> finish(claim, status, response, Optional.empty()));
         }
         if (status == RecordStatus.FAILED_RETRYABLE || !claim.newRecord()) {
             return true;
         }
         Operation op = claim.operation();
         EndpointPolicy policy = op.policy();
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         IdempotencyRecord failed = RecordFactory.finished(claim, status, Optional.empty(), response, now,
                 now.plus(policy.retention()));
         try {
-            transactions.requiresNew(() -> {
-                store.insert(failed, new QuotaCharge(false, 0, true, policy.maxKeysPerEndpoint()), op.aliasKeys());
+            parts.transactions().requiresNew(() -> {
+                parts.store().insert(failed, new QuotaCharge(false, 0, true, policy.maxKeysPerEndpoint()), op.aliasKeys());
                 return null;
             });
         } catch (DuplicateRecordException | QuotaExceededException notRecorded) {
             return false;
         }
-        events.publish(new IdempotencyEvent.Completed(policy.endpoint(), op.scopeKey(), status, claim.attempt()));
+        parts.events().publish(new IdempotencyEvent.Completed(policy.endpoint(), op.scopeKey(), status, claim.attempt()));
         return true;
     }
 

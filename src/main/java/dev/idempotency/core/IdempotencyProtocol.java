@@ -37,10 +37,10 @@ public final class IdempotencyProtocol {
         RecordFactory records = new RecordFactory(random);
         RecordReads reads = new RecordReads(store, cache, transactions, clock, events);
         ProtocolAnswers answers = new ProtocolAnswers(clock, events);
-        this.completion = new CompletionPhase(store, cache, transactions, clock, events, records, answers);
-        this.recovery = new RecoveryPhase(store, transactions, clock, events, records, reads, answers, completion);
-        this.admission = new AdmissionPhase(store, transactions, clock, events, records, reads, answers,
-                new InFlightAnswers(maxWaiters, reads, answers), recovery);
+        ProtocolParts parts = new ProtocolParts(store, cache, transactions, clock, events, records, reads, answers);
+        this.completion = new CompletionPhase(parts);
+        this.recovery = new RecoveryPhase(parts, completion);
+        this.admission = new AdmissionPhase(parts, new InFlightAnswers(maxWaiters, reads, answers), recovery);
     }
 
     /** Before anything runs: a claim, a replay, an in-flight answer, or a refusal. */

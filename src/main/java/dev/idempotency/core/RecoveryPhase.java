@@ -21,30 +21,17 @@ import java.util.Optional;
 /**
  * The protocol's recovery: what becomes of an operation whose execution did not end plainly — a commit of unknown
  * outcome or refused for a conflict, a fenced-out executor, an earlier attempt whose downstream outcome must be
- * asked, a stuck operation nobody retried, an administrator's release — and the purge of expired records.
+ * asked, a stuck operation nobody retried, an administrator's release — and the purge of expired parts.records().
  */
 public final class RecoveryPhase {
     // How long the settler holds an operation of an endpoint it does not serve while it settles it.
     private static final Duration SETTLE_LEASE = Duration.ofMinutes(1);
 
-    private final RecordStore store;
-    private final TransactionBoundary transactions;
-    private final Clock clock;
-    private final ProtocolEvents events;
-    private final RecordFactory records;
-    private final RecordReads reads;
-    private final ProtocolAnswers answers;
+    private final ProtocolParts parts;
     private final CompletionPhase completion;
 
-    RecoveryPhase(RecordStore store, TransactionBoundary transactions, Clock clock, ProtocolEvents events,
-                  RecordFactory records, RecordReads reads, ProtocolAnswers answers, CompletionPhase completion) {
-        this.store = store;
-        this.transactions = transactions;
-        this.clock = clock;
-        this.events = events;
-        this.records = records;
-        this.reads = reads;
-        this.answers = answers;
+    RecoveryPhase(ProtocolParts parts, CompletionPhase completion) {
+        this.parts = parts;
         this.completion = completion;
     }
 
@@ -71,7 +58,7 @@ public final class RecoveryPhase {
             if (!claim.inTransaction() && completion.release(claim)) {
                 return Optional.empty();
             }
-            Optional<IdempotencyRecord> now = reads.inOwnTransaction(claim.operation().scopeKey());
+            Optional<IdempotencyRecord> now = parts.reads().inOwnTransaction(claim.operation().scopeKey());
             return now.filter(r -> r.status() == RecordStatus.SUCCEEDED && r.ownerToken().equals(claim.ownerToken()));
         } catch (StoreUnavailableException e) {
             throw ProtocolAnswers.unavailable(e);
@@ -104,7 +91,7 @@ public final class RecoveryPhase {
         Optional<IdempotencyRecord> found;
         try {
             completion.release(claim);
-            found = reads.inOwnTransaction(claim.operation().scopeKey());
+            found = parts.reads().inOwnTransaction(claim.operation().scopeKey());
         } catch (StoreUnavailableException e) {
             throw ProtocolAnswers.unavailable(e);
         }
@@ -120,14 +107,14 @@ public final class RecoveryPhase {
      * The answer for an executor that was fenced out: the winner's outcome if it has one, else 409.
      */
     public Admission.Replay afterFenced(Operation op) {
-        return afterFenced(op, reads.inOwnTransaction(op.scopeKey()));
+        return afterFenced(op, parts.reads().inOwnTransaction(op.scopeKey()));
     }
 
     private Admission.Replay afterFenced(Operation op, Optional<IdempotencyRecord> found) {
         if (found.isPresent() && found.get().status().isReplayable() && op.fingerprint().matches(found.get().requestHash())) {
-            return answers.replay(op, found.get());
+            return parts.answers().replay(op, found.get());
         }
-        throw answers.superseded(op, found.flatMap(IdempotencyRecord::leaseUntil));
+        throw parts.answers().superseded(op, found.flatMap(IdempotencyRecord::leaseUntil));
     }
 
     /**
@@ -146,15 +133,15 @@ public final class RecoveryPhase {
                 if (!completion.finish(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()), done.resourceId())) {
                     return afterFenced(op);
                 }
-                Instant now = clock.instant();
-                return answers.replay(op, RecordFactory.finished(claim, RecordStatus.SUCCEEDED, done.resourceId(),
+                Instant now = parts.clock().instant();
+                return parts.answers().replay(op, RecordFactory.finished(claim, RecordStatus.SUCCEEDED, done.resourceId(),
                         Optional.of(done.response()), now, now.plus(op.policy().retention())));
             }
             if (!completion.finishAlone(claim, RecordStatus.SUCCEEDED, Optional.of(done.response()))) {
                 return afterFenced(op);
             }
-            IdempotencyRecord completed = reads.inOwnTransaction(op.scopeKey()).orElseThrow();
-            return answers.replay(op, completed);
+            IdempotencyRecord completed = parts.reads().inOwnTransaction(op.scopeKey()).orElseThrow();
+            return parts.answers().replay(op, completed);
         }
         if (resolution instanceof Resolution.Unknown unknown) {
             completion.release(claim);
@@ -179,17 +166,17 @@ public final class RecoveryPhase {
         if (seen.status() != RecordStatus.PROCESSING) {
             return false;
         }
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         Completion released = new Completion(RecordStatus.FAILED_RETRYABLE, Optional.empty(), Optional.empty(), now,
                 now.plus(retention));
         boolean done;
         try {
-            done = transactions.requiresNew(() -> store.finish(seen.scopeKey(), seen.ownerToken(), released));
+            done = parts.transactions().requiresNew(() -> parts.store().finish(seen.scopeKey(), seen.ownerToken(), released));
         } catch (StoreUnavailableException e) {
             throw ProtocolAnswers.unavailable(e);
         }
         if (done) {
-            events.publish(new IdempotencyEvent.Released(seen.endpoint(), seen.scopeKey(), seen.attempts()));
+            parts.events().publish(new IdempotencyEvent.Released(seen.endpoint(), seen.scopeKey(), seen.attempts()));
         }
         return done;
     }
@@ -198,15 +185,15 @@ public final class RecoveryPhase {
     public int purgeExpired(int batchSize, int maxBatches) {
         int total = 0;
         for (int i = 0; i < maxBatches; i++) {
-            Instant now = clock.instant();
-            int deleted = transactions.requiresNew(() -> store.purgeExpired(now, batchSize));
+            Instant now = parts.clock().instant();
+            int deleted = parts.transactions().requiresNew(() -> parts.store().purgeExpired(now, batchSize));
             total += deleted;
             if (deleted < batchSize) {
                 break;
             }
         }
         if (total > 0) {
-            events.publish(new IdempotencyEvent.Purged("", total));
+            parts.events().publish(new IdempotencyEvent.Purged("", total));
         }
         return total;
     }
@@ -226,7 +213,7 @@ public final class RecoveryPhase {
      */
     public Optional<IdempotencyEvent.Settled> settle(IdempotencyRecord stuck, Optional<EndpointPolicy> policy,
                                                      Optional<OutcomeResolver> resolver) {
-        Instant now = clock.instant();
+        Instant now = parts.clock().instant();
         boolean leaseRanOut = stuck.leaseUntil().map(until -> until.isBefore(now)).orElse(true);
         boolean expired = !stuck.expiresAt().isAfter(now);
         if (stuck.status() != RecordStatus.PROCESSING || !leaseRanOut || (policy.isEmpty() && !expired)) {
@@ -240,9 +227,9 @@ public final class RecoveryPhase {
         // A known endpoint's record keeps expiring a retention after its lease ends, as the settler finds it.
         Instant expiresAt = serving.map(p -> later(stuck.expiresAt(), leaseUntil.plus(p.retention())))
                 .orElse(stuck.expiresAt());
-        String token = records.newToken();
-        IdempotencyRecord settling = records.settling(stuck, token, leaseUntil, now, expiresAt);
-        boolean won = transactions.requiresNew(() -> store.takeOver(stuck.scopeKey(), stuck.ownerToken(),
+        String token = parts.records().newToken();
+        IdempotencyRecord settling = parts.records().settling(stuck, token, leaseUntil, now, expiresAt);
+        boolean won = parts.transactions().requiresNew(() -> parts.store().takeOver(stuck.scopeKey(), stuck.ownerToken(),
                 RecordStatus.PROCESSING, settling));
         if (!won) {
             return Optional.empty();
@@ -263,16 +250,16 @@ public final class RecoveryPhase {
             }
         }
         RecordStatus status = done.isPresent() ? RecordStatus.SUCCEEDED : RecordStatus.FAILED_RETRYABLE;
-        Instant ended = clock.instant();
+        Instant ended = parts.clock().instant();
         Completion settled = new Completion(status, done.flatMap(Resolution.Done::resourceId),
                 done.map(Resolution.Done::response), ended,
                 serving.map(p -> ended.plus(p.retention())).orElse(stuck.expiresAt()));
-        if (!transactions.requiresNew(() -> store.finish(stuck.scopeKey(), token, settled))) {
+        if (!parts.transactions().requiresNew(() -> parts.store().finish(stuck.scopeKey(), token, settled))) {
             // Only another settler or a retry that took over our fresh lease after it ran out gets here.
             return Optional.empty();
         }
         IdempotencyEvent.Settled event = new IdempotencyEvent.Settled(stuck.endpoint(), stuck.scopeKey(), status, how);
-        events.publish(event);
+        parts.events().publish(event);
         return Optional.of(event);
     }
 
