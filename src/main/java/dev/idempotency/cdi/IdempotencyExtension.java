@@ -43,7 +43,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * The portable extension that installs the library: registers its beans and interceptor (so the
  * library's jar needs no {@code beans.xml}), finds every {@link Idempotent} method and rejects misuse at
- * deployment with a message naming the method (ids {@code IDEM-D###}), and starts the runtime, so that
+ * deployment with a message naming the method (ids {@code IDEM-D###}), and starts the assembly, so that
  * an invalid configuration fails the deployment rather than the first request.
  */
 public class IdempotencyExtension implements Extension {
@@ -156,7 +156,7 @@ public class IdempotencyExtension implements Extension {
     }
 
     // The application's resolvers, wherever their bean archive is: every bean of the deployment passes here,
-    // while an Instance injected into the library's runtime sees only the archives its own may see (on Payara,
+    // while an Instance injected into the library's assembly sees only the archives its own may see (on Payara,
     // not the WAR's WEB-INF/classes).
     void collectResolvers(@Observes ProcessBean<?> event) {
         Bean<?> bean = event.getBean();
@@ -182,8 +182,8 @@ public class IdempotencyExtension implements Extension {
             return;
         }
         try {
-            Assembly runtime = beans.createInstance().select(Assembly.class).get();
-            runtime.start(methods, Thread.currentThread().getContextClassLoader(),
+            Assembly assembly = beans.createInstance().select(Assembly.class).get();
+            assembly.start(methods, Thread.currentThread().getContextClassLoader(),
                     scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
                     outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList(),
                     executorBeans.stream().findFirst().map(b -> reference(beans, b,

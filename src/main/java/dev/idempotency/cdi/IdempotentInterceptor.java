@@ -13,7 +13,7 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.core.Admission;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
-import dev.idempotency.core.IdempotencyProtocol;
+import dev.idempotency.core.AdmissionPhase;
 import dev.idempotency.core.Operation;
 import dev.idempotency.core.BusinessCommitFailure;
 import dev.idempotency.core.CommitSettlement;
@@ -23,7 +23,6 @@ import dev.idempotency.http.ExchangeStage;
 import dev.idempotency.http.OperationStatus;
 import dev.idempotency.http.ResponseSnapshots;
 import dev.idempotency.http.RollbackRules;
-import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.http.TaskProviders;
@@ -50,7 +49,7 @@ public class IdempotentInterceptor {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IdempotentInterceptor.class.getName());
 
     @Inject
-    Assembly runtime;
+    Assembly assembly;
     @Inject
     IdempotentExchange exchange;
     // One per task: a controller is used on the thread that activated it.
@@ -59,7 +58,7 @@ public class IdempotentInterceptor {
 
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
-        IdempotentEndpoint method = runtime.method(invocation.getMethod());
+        IdempotentEndpoint method = assembly.method(invocation.getMethod());
         if (method == null && invocation.getMethod().isAnnotationPresent(Idempotent.class)) {
             // Annotated, but the extension never saw its class (not discovered as a bean): refuse loudly rather
             // than run unprotected.
@@ -73,7 +72,7 @@ public class IdempotentInterceptor {
         if (method != null && method.trigger() == IdempotentMethod.Trigger.CALL) {
             // A call owns no request: it is run apart from the exchange, wherever it is made (even inside another
             // idempotent operation, whose transaction it then joins).
-            return runtime.calls().call(invocation, method);
+            return assembly.calls().call(invocation, method);
         }
         ExchangeStage stage = exchange.stage();
         if (method == null || stage.active() != null || stage instanceof ExchangeStage.Unkeyed) {
@@ -82,7 +81,7 @@ public class IdempotentInterceptor {
             return invocation.proceed();
         }
         if (method.trigger() == IdempotentMethod.Trigger.MESSAGE) {
-            return runtime.messages().deliver(invocation, method, exchange);
+            return assembly.messages().deliver(invocation, method, exchange);
         }
         Operation op;
         if (stage instanceof ExchangeStage.Read r) {
@@ -102,15 +101,15 @@ public class IdempotentInterceptor {
         Admission admission = admit(op, stage);
         if (admission instanceof Admission.Execute execute) {
             return op.policy().asynchronous() ? submit(invocation, execute.claim(), request)
-                    : execute(invocation, method, execute.claim(), request, runtime.transactions().joinOrBegin());
+                    : execute(invocation, method, execute.claim(), request, assembly.transactions().joinOrBegin());
         }
         return answer(admission, method, invocation, request, op);
     }
 
     // Admission goes on from the request filter's read when it made one.
     private Admission admit(Operation op, ExchangeStage stage) {
-        IdempotencyProtocol protocol = runtime.protocol();
-        return stage instanceof ExchangeStage.Read r ? protocol.admission().admit(op, r.record()) : protocol.admission().admit(op);
+        AdmissionPhase admission = assembly.protocol().admission();
+        return stage instanceof ExchangeStage.Read r ? admission.admit(op, r.record()) : admission.admit(op);
     }
 
     /**
@@ -119,7 +118,7 @@ public class IdempotentInterceptor {
      */
     private Object claimInTransaction(InvocationContext invocation, IdempotentEndpoint method, Operation op,
                                       ExchangeStage stage, CapturedRequest request) throws Exception {
-        JtaTransactions.BusinessTransaction tx = runtime.transactions().joinOrBegin();
+        BusinessTransaction tx = assembly.transactions().joinOrBegin();
         Admission admission;
         try {
             admission = admit(op, stage);
@@ -130,7 +129,7 @@ public class IdempotentInterceptor {
         }
         if (admission instanceof Admission.Execute execute) {
             Claim claim = execute.claim();
-            tx.afterCompletion(ended -> runtime.protocol().admission().claimEnded(claim));
+            tx.afterCompletion(ended -> assembly.protocol().admission().claimEnded(claim));
             return execute(invocation, method, claim, request, tx);
         }
         if (tx.owned()) {
@@ -148,7 +147,7 @@ public class IdempotentInterceptor {
     private Object answer(Admission admission, IdempotentEndpoint method, InvocationContext invocation,
                           CapturedRequest request, Operation op) throws Exception {
         if (admission instanceof Admission.Replay replay) {
-            exchange.settled(ResponseCodec.replayable(runtime.outcomes(), replay.record(), method, invocation, request),
+            exchange.settled(ResponseCodec.replayable(assembly.outcomes(), replay.record(), method, invocation, request),
                     true);
         } else if (admission instanceof Admission.Accepted accepted) {
             exchange.settled(OperationStatus.accepted(accepted.record(), request, op.policy().statusPath(),
@@ -162,7 +161,7 @@ public class IdempotentInterceptor {
     private Object execute(InvocationContext invocation, IdempotentEndpoint method, Claim claim, CapturedRequest request,
                            BusinessTransaction tx) throws Exception {
         exchange.running(claim);
-        return runtime.execution().run(claim, tx, new ResponseCodec(exchange, runtime.outcomes(), invocation, method,
+        return assembly.execution().run(claim, tx, new ResponseCodec(exchange, assembly.outcomes(), invocation, method,
                 request));
     }
 
@@ -179,14 +178,14 @@ public class IdempotentInterceptor {
         CapturedRequest detached = request.withProviders(TaskProviders.capture(request.providers(),
                 invocation.getMethod(), java.util.stream.Stream.concat(policy.finalOn().stream(),
                         policy.retryOn().stream()).toList()));
-        IdempotencyRecord running = runtime.protocol().admission().read(op).orElseThrow(() -> new IllegalStateException(
+        IdempotencyRecord running = assembly.protocol().admission().read(op).orElseThrow(() -> new IllegalStateException(
                 "IDEM-X005 the claimed operation has no record: " + op.scopeKey()));
         try {
-            runtime.executor().execute(() -> runTask(invocation, claim, detached));
+            assembly.executor().execute(() -> runTask(invocation, claim, detached));
         } catch (java.util.concurrent.RejectedExecutionException rejected) {
-            runtime.protocol().completion().release(claim);
+            assembly.protocol().completion().release(claim);
             exchange.settled(Optional.empty());
-            runtime.events().fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
+            assembly.events().fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
             throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,
                     "the server's executor did not accept the operation's task; retry later")
                     .retryAfter(policy.retryAfterMax()), rejected);
@@ -206,8 +205,8 @@ public class IdempotentInterceptor {
         try {
             exchange.runningTask(request, claim);
             try {
-                execute(invocation, runtime.method(invocation.getMethod()), claim, request,
-                        runtime.transactions().joinOrBegin());
+                execute(invocation, assembly.method(invocation.getMethod()), claim, request,
+                        assembly.transactions().joinOrBegin());
             } catch (Exception | Error thrown) {
                 if (exchange.stage() instanceof ExchangeStage.Failed) {
                     ended = exchange.recordFailure(ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
@@ -228,7 +227,7 @@ public class IdempotentInterceptor {
         } finally {
             // Ends the task's exchange: a claim nobody settled is given back there.
             context.deactivate();
-            runtime.events().fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
+            assembly.events().fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
                     claim.operation().scopeKey(), ended));
         }
     }

@@ -66,7 +66,7 @@ public abstract class IdempotencyAdminResource {
 
     /** The role a caller must have; by default {@code idempotency.admin.role}. */
     protected String role() {
-        return runtime().settings().adminRole();
+        return assembly().settings().adminRole();
     }
 
     @GET
@@ -185,10 +185,10 @@ public abstract class IdempotencyAdminResource {
     }
 
     private static Administration administration() {
-        return runtime().administration();
+        return assembly().administration();
     }
 
-    private static Assembly runtime() {
+    private static Assembly assembly() {
         return CDI.current().select(Assembly.class).get();
     }
 }

@@ -13,15 +13,15 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
 
     @Override
     public Response toResponse(IdempotencyException exception) {
-        Assembly runtime = collaborators.runtime();
+        Assembly assembly = collaborators.assembly();
         // The request's own rejection: thrown by its admission, or after its execution by the library (superseded,
         // rolled back). One thrown by the method it ran (a business method's call) is that method's failure.
         ExchangeStage stage = collaborators.exchange().stage();
         Operation rejected = stage instanceof ExchangeStage.Admitting admitting ? admitting.operation()
                 : stage instanceof ExchangeStage.Settled settled && settled.reply().isEmpty() ? settled.operation() : null;
         if (rejected != null) {
-            runtime.events().rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
+            assembly.events().rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
         }
-        return runtime.problems().toResponse(exception.problem());
+        return assembly.problems().toResponse(exception.problem());
     }
 }

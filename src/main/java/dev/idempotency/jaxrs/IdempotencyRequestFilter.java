@@ -51,9 +51,9 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         if (method == null || !isIdempotent(method, resourceInfo.getResourceClass())) {
             return;
         }
-        Assembly runtime = collaborators.runtime();
-        ProblemResponses problems = runtime.problems();
-        IdempotentEndpoint idempotent = runtime.method(method);
+        Assembly assembly = collaborators.assembly();
+        ProblemResponses problems = assembly.problems();
+        IdempotentEndpoint idempotent = assembly.method(method);
         if (idempotent == null) {
             // Annotated, but CDI never saw the class: the interceptor would not run, so refuse loudly
             // rather than run unprotected.
@@ -63,10 +63,10 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
                     "this endpoint is not set up for idempotency; the server log says why")));
             return;
         }
-        int limit = runtime.maxRequestBytes();
+        int limit = assembly.maxRequestBytes();
         byte[] body = readAtMost(context.getEntityStream(), context.getLength(), limit);
         if (body == null) {
-            reject(context, runtime, idempotent, "", new IdempotencyException(
+            reject(context, assembly, idempotent, "", new IdempotencyException(
                     Problem.of(ProblemType.BODY_TOO_LARGE, "the request body exceeds " + limit + " bytes")));
             return;
         }
@@ -82,7 +82,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
             // every bad input gets the library's problem+json and nothing runs.
             operation = idempotent.prepare(captured).orElse(null);
         } catch (IdempotencyException rejected) {
-            reject(context, runtime, idempotent, "", rejected);
+            reject(context, assembly, idempotent, "", rejected);
             return;
         }
         IdempotentExchange exchange = collaborators.exchange();
@@ -92,10 +92,10 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         try {
             // A replay or an in-flight answer is sent from here: the entity is never read for it.
-            answerFromRecord(runtime, exchange, captured, operation)
+            answerFromRecord(assembly, exchange, captured, operation)
                     .ifPresent(reply -> context.abortWith(Response.status(reply.response().status()).build()));
         } catch (IdempotencyException rejected) {
-            reject(context, runtime, idempotent, operation.scopeKey(), rejected);
+            reject(context, assembly, idempotent, operation.scopeKey(), rejected);
         }
     }
 
@@ -106,10 +106,10 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
      *
      * @throws IdempotencyException for a rejection (mismatch, in flight, store unavailable)
      */
-    private static Optional<ExchangeStage.Reply> answerFromRecord(Assembly runtime,
+    private static Optional<ExchangeStage.Reply> answerFromRecord(Assembly assembly,
                                                                   IdempotentExchange exchange,
                                                                   CapturedRequest request, Operation op) {
-        AdmissionPhase.LookUp lookUp = runtime.protocol().admission().lookUp(op);
+        AdmissionPhase.LookUp lookUp = assembly.protocol().admission().lookUp(op);
         Optional<Admission> answer = lookUp.answer();
         if (answer.isEmpty()) {
             exchange.read(lookUp.record());
@@ -117,7 +117,7 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         ExchangeStage.Reply reply;
         if (answer.get() instanceof Admission.Replay replay) {
-            reply = new ExchangeStage.Reply(runtime.outcomes().replayed(replay.record()), true);
+            reply = new ExchangeStage.Reply(assembly.outcomes().replayed(replay.record()), true);
         } else if (answer.get() instanceof Admission.Accepted accepted) {
             reply = new ExchangeStage.Reply(OperationStatus.accepted(accepted.record(), request,
                     op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false);
@@ -128,10 +128,10 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         return Optional.of(reply);
     }
 
-    private static void reject(ContainerRequestContext context, Assembly runtime, IdempotentEndpoint method,
+    private static void reject(ContainerRequestContext context, Assembly assembly, IdempotentEndpoint method,
                                String scopeKey, IdempotencyException rejected) {
-        runtime.events().rejected(method.name(), scopeKey, rejected);
-        context.abortWith(runtime.problems().toResponse(rejected.problem()));
+        assembly.events().rejected(method.name(), scopeKey, rejected);
+        context.abortWith(assembly.problems().toResponse(rejected.problem()));
     }
 
     static boolean isIdempotent(Method method, Class<?> resourceClass) {

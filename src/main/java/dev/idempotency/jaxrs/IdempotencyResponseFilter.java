@@ -38,7 +38,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
             } else if (awaiting.end() != TransactionEnd.OPEN) {
                 CommitSettlement.JoinedAnswer answer;
                 try {
-                    answer = collaborators.runtime().commits().settleJoined(awaiting.claim(), awaiting.end(),
+                    answer = collaborators.assembly().commits().settleJoined(awaiting.claim(), awaiting.end(),
                             firstStatus, response.getStatus());
                 } finally {
                     exchange.settled(java.util.Optional.empty());
@@ -67,7 +67,7 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
     }
 
     private void replaceWith(dev.idempotency.Problem problem, ContainerResponseContext response) {
-        Response rendered = collaborators.runtime().problems().toResponse(problem);
+        Response rendered = collaborators.assembly().problems().toResponse(problem);
         response.setStatus(rendered.getStatus());
         response.getHeaders().clear();
         response.getHeaders().putAll(rendered.getHeaders());

@@ -66,15 +66,15 @@ public abstract class IdempotencyStatusResource {
     @Path("{key}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response status(@PathParam("key") String key) {
-        Assembly runtime = CDI.current().select(Assembly.class).get();
+        Assembly assembly = CDI.current().select(Assembly.class).get();
         CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
-        EndpointPolicy policy = runtime.policy(endpoint());
+        EndpointPolicy policy = assembly.policy(endpoint());
         boolean consumesMessages = policy != null && policy.messages().isPresent();
         Duration wait = policy == null || !(policy.asynchronous() || consumesMessages) ? Duration.ZERO
                 : preferredWait(headers);
         // A message may still wait in its queue: no record yet is no answer yet.
-        IdempotencyRecord record = runtime.statusLookups().findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
+        IdempotencyRecord record = assembly.statusLookups().findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
                 .orElseThrow(() -> new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
         if (!policy.asynchronous()) {
@@ -86,7 +86,7 @@ public abstract class IdempotencyStatusResource {
             case PROCESSING -> Response.accepted(OperationStatus.json(record)).type(MediaType.APPLICATION_JSON_TYPE)
                     .header(HttpHeaders.RETRY_AFTER, OperationStatus.retryAfterSeconds(policy.retryAfterMax()))
                     .build();
-            case SUCCEEDED, FAILED_FINAL -> outcome(runtime.outcomes().replayed(record));
+            case SUCCEEDED, FAILED_FINAL -> outcome(assembly.outcomes().replayed(record));
             case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
         };
     }

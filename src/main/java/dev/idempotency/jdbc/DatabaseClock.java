@@ -26,7 +26,7 @@ import java.util.logging.Logger;
  *
  * <p>Reading the time never waits: the measurement takes a pooled connection, and a request thread that
  * holds one while it waits for another (on a lock or on the pool) can stall a saturated pool. So the
- * runtime measures once at deployment and then on the server's managed scheduler
+ * deployment measures once at deployment and then on the server's managed scheduler
  * ({@link #refreshInBackground()}); without a scheduler, one caller at a time measures and every other
  * caller goes on with the last offset.
  */
@@ -83,7 +83,7 @@ public final class DatabaseClock extends Clock {
         }
     }
 
-    /** From now on only {@link #refresh()} calls measure (the runtime's scheduled task); reads never do. */
+    /** From now on only {@link #refresh()} calls measure (the deployment's scheduled task); reads never do. */
     public void refreshInBackground() {
         refreshedInBackground = true;
     }

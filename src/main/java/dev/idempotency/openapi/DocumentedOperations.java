@@ -15,7 +15,7 @@ import java.util.Optional;
  * The idempotent JAX-RS operations of this deployment as its OpenAPI document shows them: where each one is (HTTP
  * method, path template under the application's path) and the rules its requests are held to.
  *
- * <p>The runtime publishes them when it starts; {@link dev.idempotency.openapi.IdempotencyOasFilter} reads them. The
+ * <p>The deployment publishes them when it starts; {@link dev.idempotency.openapi.IdempotencyOasFilter} reads them. The
  * server creates that filter by reflection, with no injection (WildFly at deployment, after the CDI container has
  * started; Payara on the first {@code GET /openapi}), so it finds them here. The library's jar is in the
  * application's {@code WEB-INF/lib}: its classes, and so this static, are one deployment's.
@@ -47,7 +47,7 @@ public record DocumentedOperations(List<Operation> operations, KeyRules keyRules
         Objects.requireNonNull(keyRules, "keyRules");
     }
 
-    /** What the running deployment documents; empty before its runtime started and after it stopped. */
+    /** What the running deployment documents; empty before it started and after it stopped. */
     public static Optional<DocumentedOperations> published() {
         return Optional.ofNullable(published);
     }

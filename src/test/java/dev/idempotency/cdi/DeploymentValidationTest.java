@@ -82,9 +82,9 @@ class DeploymentValidationTest {
         set("idempotency.in-flight", "accepted");
         set("idempotency.endpoints.valid.create.in-flight", "conflict");
         try (WeldContainer container = weld(Misuses.Valid.class).addBeanClasses(Misuses.ValidListener.class).initialize()) {
-            Assembly runtime = container.select(Assembly.class).get();
-            assertThat(runtime.policy("valid.create").claimInTransaction()).isTrue();
-            assertThat(runtime.policy("commands.valid").claimInTransaction()).isFalse();
+            Assembly assembly = container.select(Assembly.class).get();
+            assertThat(assembly.policy("valid.create").claimInTransaction()).isTrue();
+            assertThat(assembly.policy("commands.valid").claimInTransaction()).isFalse();
         }
     }
 

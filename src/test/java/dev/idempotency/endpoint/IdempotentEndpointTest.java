@@ -465,11 +465,11 @@ class IdempotentEndpointTest {
                 http.post("payments", payment("A-50")).key(key).send());
         held.awaitRunning();
         MutableClock clock = weld.select(MutableClock.class).get();
-        dev.idempotency.deployment.Assembly runtime =
+        dev.idempotency.deployment.Assembly assembly =
                 weld.select(dev.idempotency.deployment.Assembly.class).get();
-        assertThat(runtime.leases().held()).isEqualTo(1);
+        assertThat(assembly.leases().held()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(16));
-        runtime.leases().renewDue();
+        assembly.leases().renewDue();
         clock.advance(Duration.ofSeconds(20));
         Http.Reply retry = http.post("payments", payment("A-50")).key(key).send();
         held.release();
@@ -477,7 +477,7 @@ class IdempotentEndpointTest {
         assertThat(first.get(10, TimeUnit.SECONDS).status()).isEqualTo(201);
         assertThat(payments("A-50")).isEqualTo(1);
         assertThat(record(key, "attempts")).isEqualTo("1");
-        assertThat(runtime.leases().held()).as("released when the method returned").isZero();
+        assertThat(assembly.leases().held()).as("released when the method returned").isZero();
     }
 
     // A lease that could not be renewed before it ran out (the database was unreachable, say): a retry may
@@ -489,11 +489,11 @@ class IdempotentEndpointTest {
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
                 http.post("payments", payment("A-51")).key(key).send());
         held.awaitRunning();
-        dev.idempotency.deployment.Assembly runtime =
+        dev.idempotency.deployment.Assembly assembly =
                 weld.select(dev.idempotency.deployment.Assembly.class).get();
         weld.select(MutableClock.class).get().advance(Duration.ofSeconds(31));
-        runtime.leases().renewDue();
-        assertThat(runtime.leases().held()).isZero();
+        assembly.leases().renewDue();
+        assertThat(assembly.leases().held()).isZero();
         assertThat(weld.select(EventLog.class).get().events()).anyMatch(e -> e instanceof IdempotencyEvent.LeaseLost);
         held.release();
         assertProblem(first.get(10, TimeUnit.SECONDS), 409, "superseded");
