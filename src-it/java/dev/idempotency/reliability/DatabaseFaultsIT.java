@@ -205,7 +205,7 @@ class DatabaseFaultsIT {
         long start = System.nanoTime();
         node.inject("before-finish", """
                 RULE hold a payment between its business work and its record update
-                CLASS dev.idempotency.core.IdempotencyProtocol
+                CLASS dev.idempotency.core.CompletionPhase
                 METHOD finish
                 AT ENTRY
                 IF $1.operation().policy().endpoint().equals("payments.create")
@@ -229,7 +229,7 @@ class DatabaseFaultsIT {
         }
         Checker.Result result = Checker.check(ops, history, db);
         Report.write("6d. Connections killed between the business work and the record update", ops.size()
-                        + " keys held (Byteman) at IdempotencyProtocol.finish entry, then retried",
+                        + " keys held (Byteman) at CompletionPhase.finish entry, then retried",
                 "pg_terminate_backend of the node's connections while held", Duration.ofNanos(System.nanoTime() - start),
                 history.statusMix(), result);
         assertThat(result.violations()).isEmpty();

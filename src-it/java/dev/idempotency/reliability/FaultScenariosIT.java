@@ -509,7 +509,7 @@ class FaultScenariosIT {
         Checker.Result result = Checker.check(List.of(op), history);
         Report.write("5b. Takeover racing a commit in flight", "1 key: A held after its record update, before"
                         + " its commit, past its lease; B's retry arrives then",
-                "Byteman rule holds A 5 s after IdempotencyProtocol.finish (lease 3 s)",
+                "Byteman rule holds A 5 s after CompletionPhase.finish (lease 3 s)",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(1);

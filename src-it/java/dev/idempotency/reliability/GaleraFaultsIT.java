@@ -138,7 +138,7 @@ class GaleraFaultsIT {
         Report.write("18d. Galera: a business commit that loses certification to a takeover on another node",
                 "1 key: A held after its record update, before its commit, past its lease; B's retry on another"
                         + " Galera node takes it over and commits first; A's commit is refused",
-                "Byteman rule holds A 6 s after IdempotencyProtocol.finish (lease 3 s)",
+                "Byteman rule holds A 6 s after CompletionPhase.finish (lease 3 s)",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(takeover.status()).as("B's takeover ran the payment").isEqualTo(201);
         // The demo's method is @Transactional: the commit is the application's, and its failure reaches the demo's

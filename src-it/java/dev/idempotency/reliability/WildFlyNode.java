@@ -203,16 +203,16 @@ final class WildFlyNode implements AutoCloseable {
     }
 
     /**
-     * Holds the payments of {@code endpoint} right after their record update ({@code IdempotencyProtocol.finish}),
+     * Holds the payments of {@code endpoint} right after their record update ({@code CompletionPhase.finish} in {@code Execution.run}),
      * before their transaction commits, for {@code millis}; each logs {@link #HELD_BEFORE_COMMIT} when it gets there.
      */
     void holdBeforeCommit(String endpoint, long millis) throws Exception {
         inject("before-commit", """
                 RULE hold a payment after its record update, before its transaction commits
-                CLASS dev.idempotency.cdi.IdempotentInterceptor
-                METHOD execute
-                AFTER INVOKE dev.idempotency.core.IdempotencyProtocol.finish
-                IF $3.operation().policy().endpoint().equals("%s")
+                CLASS dev.idempotency.core.Execution
+                METHOD run
+                AFTER INVOKE dev.idempotency.core.CompletionPhase.finish
+                IF $1.operation().policy().endpoint().equals("%s")
                 DO traceln("%s");
                    waitFor("idempotency-fault-test", %d)
                 ENDRULE
