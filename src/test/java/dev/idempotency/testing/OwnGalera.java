@@ -75,8 +75,11 @@ public final class OwnGalera implements AutoCloseable {
         Path base = Files.createTempDirectory("galera-");
         OwnGalera cluster = new OwnGalera(base);
         try {
+            // Four ports a node (SQL, gcomm, IST, SST), all different: chosen while each is held open.
+            java.util.Iterator<Integer> ports = freePorts(4 * size).iterator();
             for (int i = 1; i <= size; i++) {
-                cluster.nodes.add(new Node(i, base.resolve("node" + i), freePort(), freePort(), freePort(), freePort()));
+                cluster.nodes.add(new Node(i, base.resolve("node" + i), ports.next(), ports.next(), ports.next(),
+                        ports.next()));
             }
             String addresses = cluster.nodes.stream().map(n -> "127.0.0.1:" + n.gcommPort)
                     .collect(Collectors.joining(","));
@@ -103,9 +106,19 @@ public final class OwnGalera implements AutoCloseable {
         run(List.of("chown", "-R", "mysql:mysql", dir.toString()));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket free = new ServerSocket(0)) {
-            return free.getLocalPort();
+    // Ports free now and distinct: a socket closed before the next is opened may hand the same port out again (seen:
+    // two nodes on one gcomm port, and the third could not bind it).
+    private static List<Integer> freePorts(int count) throws IOException {
+        List<ServerSocket> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                held.add(new ServerSocket(0));
+            }
+            return held.stream().map(ServerSocket::getLocalPort).toList();
+        } finally {
+            for (ServerSocket socket : held) {
+                socket.close();
+            }
         }
     }
 
