@@ -3,7 +3,6 @@ package dev.idempotency.core;
 import dev.idempotency.IdempotencyException;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
-import dev.idempotency.spi.IdempotencyRecord;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -207,11 +206,6 @@ public final class CommitSettlement {
             LOG.log(Level.WARNING, "IDEM-W003 could not give back the claim " + claim
                     + "; it will be taken over when its lease ends", e);
         }
-    }
-
-    /** The committed record of a claim whose commit was refused for a conflict: the winner's, to replay (or thrown). */
-    public IdempotencyRecord winnerAfterRefusedCommit(Claim claim) {
-        return protocol.recovery().afterRefusedCommit(claim).record();
     }
 
     /** The 500 for a method that answered success from a transaction that then rolled back. */

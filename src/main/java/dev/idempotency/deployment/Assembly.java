@@ -16,20 +16,16 @@ import dev.idempotency.IdempotencyMaintenance;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.config.IdempotencySettings;
-import dev.idempotency.config.ServerApis;
 import dev.idempotency.config.SettingsSources;
 import dev.idempotency.core.CanonicalJson;
 import dev.idempotency.core.DefaultScopeResolver;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.Fingerprinter;
 import dev.idempotency.core.IdempotencyProtocol;
-import dev.idempotency.core.KeyRules;
 import dev.idempotency.core.CommitSettlement;
 import dev.idempotency.core.Execution;
 import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
-import dev.idempotency.core.MessageScopeResolver;
-import dev.idempotency.core.CallScopeResolver;
 import dev.idempotency.core.Settler;
 import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.RequestPreparation;
@@ -42,7 +38,6 @@ import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.json.JsonRedactor;
 import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.metrics.IdempotencyMeters;
-import dev.idempotency.metrics.MeterBackends;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.RecordStore;
 import dev.idempotency.spi.ScopeResolver;
@@ -59,9 +54,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.logging.Level;
@@ -111,11 +104,9 @@ public class Assembly implements IdempotencyMaintenance {
     private IdempotentEndpoints endpoints = IdempotentEndpoints.none();
     private ProblemResponses problems;
     private CommitSettlement commits;
-    private LeaseGuard leaseGuard;
     private Execution execution;
     // Selected once: a request only fires.
     private EventPublisher events;
-    private int maxRequestBytes;
     private LeaseKeeper leases;
     private Settler settler;
     private MaintenanceSchedule maintenance;
@@ -142,33 +133,15 @@ public class Assembly implements IdempotencyMaintenance {
         }
         this.outcomeResolvers = List.copyOf(outcomeResolvers);
         settings = new IdempotencySettings(SettingsSources.detect(loader));
-        meters = MeterBackends.detect(type -> ServerApis.find(type, Assembly.class.getClassLoader()),
-                        this::soleBean)
-                .map(IdempotencyMeters::new).orElse(null);
-        if (meters != null) {
-            LOG.info("IDEM-I008 the library's metrics are recorded with " + meters.backend() + " (idempotency.*)");
-        }
+        meters = ServerMetrics.detect(beanManager).orElse(null);
         problems = new ProblemResponses(settings.problemBase());
-        maxRequestBytes = settings.maxRequestBytes();
         if (settings.usesDevelopmentSecret()) {
             LOG.warning("IDEM-W001 idempotency.insecure-development-secret=true: request fingerprints use a publicly"
                     + " known secret. Never run like this in production.");
         }
-        Map<String, EndpointPolicy> policies = new java.util.LinkedHashMap<>();
-        Map<String, CallScopeResolver.Sources> callSources = new HashMap<>();
-        Map<String, Optional<OutcomeResolver>> resolvers = new HashMap<>();
-        for (IdempotentMethod method : found) {
-            EndpointPolicy policy = method.trigger() == IdempotentMethod.Trigger.CALL
-                    ? settings.policyForCall(method.endpoint(), method.annotation())
-                    : settings.policyFor(method.endpoint(), method.annotation(),
-                    method.trigger() == IdempotentMethod.Trigger.MESSAGE);
-            if (method.trigger() == IdempotentMethod.Trigger.CALL) {
-                callSources.put(method.endpoint(), settings.callSources(method.endpoint()));
-            }
-            policies.put(method.endpoint(), policy);
-            resolvers.put(method.endpoint(), DeploymentChecks.resolverFor(policy, this.outcomeResolvers));
-        }
-        if (policies.values().stream().anyMatch(EndpointPolicy::asynchronous)) {
+        EndpointResolution resolution = new EndpointResolution(found, settings, this.outcomeResolvers);
+        Collection<EndpointPolicy> policies = resolution.policies();
+        if (policies.stream().anyMatch(EndpointPolicy::asynchronous)) {
             executor = executorBean.orElseGet(ServerResources::defaultExecutor);
         }
         clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
@@ -183,7 +156,7 @@ public class Assembly implements IdempotencyMaintenance {
         events = new EventPublisher(beanManager.getEvent().select(IdempotencyEvent.class), Optional.ofNullable(meters),
                 transactions);
         store = stores.isResolvable() ? stores.get() : ServerResources.jdbcStore(settings);
-        DeploymentChecks.storeServes(store, policies.values());
+        DeploymentChecks.storeServes(store, policies);
         if (settings.createSchema() && store instanceof JdbcRecordStore jdbc) {
             transactions.requiresNew(() -> {
                 jdbc.createSchema();
@@ -200,21 +173,8 @@ public class Assembly implements IdempotencyMaintenance {
         preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
                         settings.tenantSource().value(), settings.anonymousAllowed())), clock);
-        // A message has no caller whom the application's resolver could ask about: its scope comes from its policy.
-        RequestPreparation messagePreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
-                new MessageScopeResolver(policies.values().stream().filter(p -> p.messages().isPresent())
-                        .collect(java.util.stream.Collectors.toMap(EndpointPolicy::endpoint, p -> p.messages().get()))),
+        endpoints = resolution.registry(preparation, settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 clock);
-        // Nor has a call of a business method a request: its scope comes from the call.* settings.
-        RequestPreparation callPreparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
-                new CallScopeResolver(callSources), clock);
-        endpoints = new IdempotentEndpoints(found.stream().map(method -> new IdempotentEndpoint(method,
-                policies.get(method.endpoint()), resolvers.get(method.endpoint()),
-                switch (method.trigger()) {
-                    case REQUEST -> preparation;
-                    case MESSAGE -> messagePreparation;
-                    case CALL -> callPreparation;
-                })).toList());
         // The application's OutcomeCache bean, else Redis at idempotency.redis.url, else none.
         Optional<RedisOutcomeCache> redis = outcomeCaches.isResolvable() ? Optional.empty()
                 : ServerResources.redis(settings, clock, Optional.ofNullable(meters));
@@ -225,8 +185,7 @@ public class Assembly implements IdempotencyMaintenance {
                 settings.maxWaiters());
         commits = new CommitSettlement(protocol);
         leases = new LeaseKeeper(store, transactions, clock, events);
-        leaseGuard = new LeaseGuard(leases, commits);
-        execution = new Execution(protocol, leaseGuard, commits, outcomes);
+        execution = new Execution(protocol, new LeaseGuard(leases, commits), commits, outcomes);
         settler = new Settler(protocol, store, transactions, clock, endpoints.all().stream()
                 .map(endpoint -> new Settler.Endpoint(endpoint.policy(), endpoint.resolver())).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
@@ -243,8 +202,8 @@ public class Assembly implements IdempotencyMaintenance {
                 settings.settleInterval(), settings.purgeInterval(), Optional.ofNullable(databaseClock));
         DocumentedOperations.publish(new DocumentedOperations(found.stream()
                 .filter(method -> method.trigger() == IdempotentMethod.Trigger.REQUEST)
-                .flatMap(method -> DocumentedOperations.of(method.method(), policies.get(method.endpoint())).stream())
-                .toList(), settings.keyRules(), maxRequestBytes));
+                .flatMap(method -> DocumentedOperations.of(method.method(), endpoints.policy(method.endpoint())).stream())
+                .toList(), settings.keyRules(), settings.maxRequestBytes()));
         started = true;
     }
 
@@ -256,25 +215,6 @@ public class Assembly implements IdempotencyMaintenance {
      */
     public ReadinessReport readiness() {
         return started ? ReadinessReport.probe(store, clock) : ReadinessReport.notStarted();
-    }
-
-    /**
-     * The deployment's one bean of a type, looked up through an injection point of its own: a server's producer
-     * may read it (see {@link LookupInjectionPoint}). A bean that cannot be had costs the library its metrics, not
-     * the deployment.
-     */
-    private Optional<Object> soleBean(Class<?> type) {
-        try {
-            if (!beanManager.createInstance().select(type).isResolvable()) {
-                return Optional.empty();
-            }
-            return Optional.of(beanManager.getInjectableReference(new LookupInjectionPoint(type),
-                    beanManager.createCreationalContext(null)));
-        } catch (RuntimeException | LinkageError e) {
-            LOG.warning("IDEM-W019 the deployment's " + type.getName() + " bean could not be obtained, so the"
-                    + " library records no metrics with it: " + e);
-            return Optional.empty();
-        }
     }
 
     /** The executor of asynchronous endpoints' tasks; null when no endpoint is asynchronous. */
@@ -347,16 +287,13 @@ public class Assembly implements IdempotencyMaintenance {
 
     /** {@code idempotency.max-request-bytes}, resolved at deployment. */
     public int maxRequestBytes() {
-        return maxRequestBytes;
+        return settings.maxRequestBytes();
     }
 
     public JtaTransactions transactions() {
         return transactions;
     }
 
-    public KeyRules keyRules() {
-        return settings.keyRules();
-    }
 
 
     /** The endpoint of an intercepted method, matching overrides by signature; null if not idempotent. */
