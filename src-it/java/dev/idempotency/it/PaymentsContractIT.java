@@ -575,15 +575,16 @@ class PaymentsContractIT {
     /** Polls the operation's status resource until it satisfies the condition; returns that status. */
     private JsonNode await(String key, String user, String what, java.util.function.Predicate<JsonNode> condition)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            Api.Reply status = api.get("idempotency/" + key).as(user).send();
-            if (status.status() == 200 && condition.test(status.json())) {
-                return status.json();
-            }
-            Thread.sleep(25);
-        }
-        throw new AssertionError("operation " + key + " never reached " + what);
+        java.util.concurrent.atomic.AtomicReference<JsonNode> reached = new java.util.concurrent.atomic.AtomicReference<>();
+        dev.idempotency.testing.Conditions.await("operation " + key + " reached " + what, java.time.Duration.ofSeconds(20),
+                () -> {
+                    Api.Reply status = api.get("idempotency/" + key).as(user).send();
+                    if (status.status() == 200 && condition.test(status.json())) {
+                        reached.set(status.json());
+                    }
+                    return reached.get() != null;
+                });
+        return reached.get();
     }
 
     private List<JsonNode> payments(String order) {

@@ -52,15 +52,18 @@ final class SecondWildFly implements AutoCloseable {
                 "-Djboss.bind.address.management=127.0.0.1", "-Djboss.socket.binding.port-offset=" + PORT_OFFSET)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("console.log").toFile()).start();
         SecondWildFly node = new SecondWildFly(server, URI.create("http://127.0.0.1:" + port + "/demo/"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         Path deployed = home.resolve("standalone/deployments/demo.war.deployed");
-        while (!Files.exists(deployed)) {
-            if (System.nanoTime() > deadline || !server.isAlive()
-                    || Files.exists(home.resolve("standalone/deployments/demo.war.failed"))) {
-                node.close();
-                throw new IllegalStateException("the second WildFly did not deploy the demo; see " + dir.resolve("console.log"));
-            }
-            Thread.sleep(200);
+        try {
+            dev.idempotency.testing.Conditions.await("the second WildFly deployed the demo", java.time.Duration.ofSeconds(120),
+                    () -> {
+                        if (!server.isAlive() || Files.exists(home.resolve("standalone/deployments/demo.war.failed"))) {
+                            throw new IllegalStateException("the demo failed to deploy");
+                        }
+                        return Files.exists(deployed);
+                    });
+        } catch (RuntimeException | AssertionError e) {
+            node.close();
+            throw new IllegalStateException("the second WildFly did not deploy the demo; see " + dir.resolve("console.log"), e);
         }
         node.awaitHttp();
         return node;
@@ -72,19 +75,15 @@ final class SecondWildFly implements AutoCloseable {
 
     private void awaitHttp() throws IOException, InterruptedException {
         HttpClient client = HttpClient.newHttpClient();
-        for (int i = 0; i < 100; i++) {
-            try {
-                HttpResponse<Void> r = client.send(HttpRequest.newBuilder(base.resolve("api/payments")).build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 401) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // the listener is not open yet
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("the second WildFly does not answer on " + base);
+        dev.idempotency.testing.Conditions.await("the second WildFly answers on " + base, java.time.Duration.ofSeconds(10),
+                () -> {
+                    try {
+                        return client.send(HttpRequest.newBuilder(base.resolve("api/payments")).build(),
+                                HttpResponse.BodyHandlers.discarding()).statusCode() == 401;
+                    } catch (IOException notYet) {
+                        return false; // the listener is not open yet
+                    }
+                });
     }
 
     @Override

@@ -141,6 +141,7 @@ class TwoNodesIT {
         Api.Reply reply = node.post("payments", body).as(user).key(key).send();
         for (int attempt = 0; attempt < 20 && reply.status() != 201; attempt++) {
             String retryAfter = reply.header("Retry-After");
+            // The client's own pause before its retry, as the answer told it: part of the client, not a wait for it.
             Thread.sleep(retryAfter == null ? 500 : Math.min(5000, Long.parseLong(retryAfter) * 1000));
             reply = node.post("payments", body).as(user).key(key).send();
         }

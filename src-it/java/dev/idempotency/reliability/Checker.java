@@ -100,6 +100,61 @@ final class Checker {
         }
     }
 
+    /**
+     * Returns once {@code sql} (a count) is positive on the test database: a condition another party makes true (a
+     * session seen waiting for a lock, a lease run out by the database's clock), at most 30 s.
+     */
+    static void await(String what, String sql, Object... args) throws SQLException {
+        await(ItDatabase.current(), what, sql, args);
+    }
+
+    /** {@link #await(String, String, Object...)} on {@code db}. */
+    static void await(Database db, String what, String sql, Object... args) throws SQLException {
+        dev.idempotency.testing.Conditions.await(what, java.time.Duration.ofSeconds(30), () -> number(db, sql, args) > 0);
+    }
+
+    /** Returns once the lease of {@code op}'s record has run out by the database's clock (at most 30 s). */
+    static void awaitLeaseRunOut(Operations.Operation op) throws SQLException {
+        awaitLeaseRunOut(ItDatabase.current(), op);
+    }
+
+    /** {@link #awaitLeaseRunOut(Operations.Operation)} on {@code db}. */
+    static void awaitLeaseRunOut(Database db, Operations.Operation op) throws SQLException {
+        await(db, "the lease of " + op.key() + " run out", "SELECT COUNT(*) FROM idempotency_record WHERE scope_key = ?"
+                + " AND lease_until < " + db.utcNow(), op.scopeKey());
+    }
+
+    /**
+     * Returns once no record of {@code ops} holds a lease that runs on by the database's clock: what a crashed or
+     * fenced executor left can be taken over by the next retry, and the checker's "no PROCESSING record past its
+     * lease" means something.
+     */
+    static void awaitLeasesRunOut(Database db, List<Operations.Operation> ops) throws SQLException {
+        for (int from = 0; from < ops.size(); from += 500) {
+            List<Operations.Operation> some = ops.subList(from, Math.min(ops.size(), from + 500));
+            String keys = String.join(",", java.util.Collections.nCopies(some.size(), "?"));
+            await(db, "the leases of " + some.size() + " operations run out", "SELECT CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0"
+                    + " END FROM idempotency_record WHERE lease_until >= " + db.utcNow() + " AND scope_key IN (" + keys + ")",
+                    some.stream().map(Operations.Operation::scopeKey).toArray());
+        }
+    }
+
+    /** Returns once no record of {@code ops} is left on the test database (the purge has removed them). */
+    static void awaitPurged(List<Operations.Operation> ops) throws SQLException {
+        for (int from = 0; from < ops.size(); from += 500) {
+            List<Operations.Operation> some = ops.subList(from, Math.min(ops.size(), from + 500));
+            String keys = String.join(",", java.util.Collections.nCopies(some.size(), "?"));
+            await(ItDatabase.current(), "the records of " + some.size() + " operations purged", "SELECT CASE WHEN"
+                    + " COUNT(*) = 0 THEN 1 ELSE 0 END FROM idempotency_record WHERE scope_key IN (" + keys + ")",
+                    some.stream().map(Operations.Operation::scopeKey).toArray());
+        }
+    }
+
+    /** {@link #awaitLeasesRunOut(Database, List)} on the test database. */
+    static void awaitLeasesRunOut(List<Operations.Operation> ops) throws SQLException {
+        awaitLeasesRunOut(ItDatabase.current(), ops);
+    }
+
     /** One number from the test database (a count, or a function's result). */
     static int number(String sql, Object... args) throws SQLException {
         return number(ItDatabase.current(), sql, args);

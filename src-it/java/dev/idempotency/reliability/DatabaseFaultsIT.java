@@ -25,11 +25,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatabaseFaultsIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
     private static final int PROXY_PORT = 15434;
     private DedicatedPostgres db;
     private CommitCutter proxy;
+    private static final long OUTAGE_MILLIS = 3000;
     private WildFlyNode node;
 
     @BeforeAll
@@ -66,8 +66,11 @@ class DatabaseFaultsIT {
         for (Operations.Operation op : before) {
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
         }
-        List<CompletableFuture<LoadClient.Answer>> held = client.holdInTransaction(node.base(), inFlight, 1500);
-        LoadClient.sleep(700);
+        List<CompletableFuture<LoadClient.Answer>> held;
+        try (LogWatch paused = node.watchLog()) {
+            held = client.holdInTransaction(node.base(), inFlight, 1500);
+            paused.await(WildFlyNode.PAUSED, inFlight.size(), 30);
+        }
         db.crash();
         int refused = 0;
         try {
@@ -91,13 +94,13 @@ class DatabaseFaultsIT {
         for (Operations.Operation op : ops) {
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
         }
-        LoadClient.sleep(LEASE.toMillis() + 1000);
+        Checker.awaitLeasesRunOut(db, ops);
         Checker.Result result = Checker.check(ops, history, db);
         Report.write("6b. Database crashed and restarted", ops.size() + " keys on a node of a dedicated PostgreSQL: "
                         + third + " paid before, " + inFlight.size() + " in their transaction at the crash, "
                         + whileDown.size() + " new and " + before.size() + " replays while down (" + refused + " refused"
                         + " with 503), then all retried", "pg_ctlcluster stop -m immediate of the dedicated cluster"
-                        + " 0.7 s into 1.5 s transactions; start again; the application is not restarted",
+                        + " once every one is paused inside its 1.5 s transaction; start again; the application is not restarted",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
@@ -114,8 +117,9 @@ class DatabaseFaultsIT {
         client.queueTwice(node.base(), ops, 1500);
         awaitProcessing(ops.get(0));
         db.crash();
-        // Down for a few redeliveries of every message (the demo's queue: 0.5 s, doubling, 10 attempts).
-        LoadClient.sleep(3000);
+        // Down for a few redeliveries of every message (the demo's queue: 0.5 s, doubling, 10 attempts): the
+        // outage's length, part of the scenario, not a wait for the system.
+        LoadClient.pause(OUTAGE_MILLIS);
         db.start();
         client.awaitSucceeded(node, ops, Duration.ofMinutes(2));
         Checker.Result result = Checker.check(ops, history, db);
@@ -152,24 +156,17 @@ class DatabaseFaultsIT {
 
     // Polls the node's readiness (each read is a real probe of the database) until it answers with the status.
     private Health awaitReadiness(int status) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Health health = Health.ready(node.readiness());
-        while (health.status() != status) {
-            assertThat(System.nanoTime()).as("readiness never answered " + status + "; last: " + health.body())
-                    .isLessThan(deadline);
-            LoadClient.sleep(250);
-            health = Health.ready(node.readiness());
-        }
-        return health;
+        java.util.concurrent.atomic.AtomicReference<Health> health = new java.util.concurrent.atomic.AtomicReference<>();
+        dev.idempotency.testing.Conditions.await("readiness answered " + status, Duration.ofSeconds(60), () -> {
+            health.set(Health.ready(node.readiness()));
+            return health.get().status() == status;
+        });
+        return health.get();
     }
 
     private void awaitProcessing(Operations.Operation op) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!"PROCESSING".equals(Checker.text(db, "SELECT status FROM idempotency_record WHERE scope_key = ?",
-                op.scopeKey()))) {
-            assertThat(System.nanoTime()).as(op.key() + " never claimed").isLessThan(deadline);
-            LoadClient.sleep(50);
-        }
+        Checker.await(db, op.key() + " claimed", "SELECT COUNT(*) FROM idempotency_record WHERE scope_key = ?"
+                + " AND status = 'PROCESSING'", op.scopeKey());
     }
 
     @Test
@@ -209,13 +206,16 @@ class DatabaseFaultsIT {
                 METHOD finish
                 AT ENTRY
                 IF $1.operation().policy().endpoint().equals("payments.create")
-                DO waitFor("idempotency-fault-test", 2500)
+                DO traceln("idempotency-fault-test: held before finish");
+                   waitFor("idempotency-fault-test", 2500)
                 ENDRULE
                 """);
         List<CompletableFuture<LoadClient.Answer>> held;
         try {
-            held = client.sendAll(node.base(), ops);
-            LoadClient.sleep(1200);
+            try (LogWatch reached = node.watchLog()) {
+                held = client.sendAll(node.base(), ops);
+                reached.await("idempotency-fault-test: held before finish", ops.size(), 30);
+            }
             assertThat(terminateNodeConnections()).isPositive();
             for (CompletableFuture<LoadClient.Answer> f : held) {
                 LoadClient.Answer answer = f.get(60, TimeUnit.SECONDS);
@@ -246,22 +246,17 @@ class DatabaseFaultsIT {
                 .get(0);
         try (Connection locker = db.connect()) {
             locker.setAutoCommit(false);
-            while (!"PROCESSING".equals(Checker.text(db, "SELECT status FROM idempotency_record WHERE scope_key = ?",
-                    op.scopeKey()))) {
-                LoadClient.sleep(20);
-            }
+            Checker.await(db, op.key() + " claimed", "SELECT COUNT(*) FROM idempotency_record WHERE scope_key = ?"
+                    + " AND status = 'PROCESSING'", op.scopeKey());
             // The record's row locked by the test: the node's conditional update waits inside the statement.
             try (PreparedStatement ps = locker.prepareStatement(
                     "SELECT status FROM idempotency_record WHERE scope_key = ? FOR UPDATE")) {
                 ps.setString(1, op.scopeKey());
                 ps.executeQuery().close();
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (Checker.number(db, "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node4'"
-                    + " AND wait_event_type = 'Lock' AND query LIKE '%UPDATE idempotency_record SET status =%'") == 0) {
-                assertThat(System.nanoTime()).as("the record update never waited on the lock").isLessThan(deadline);
-                LoadClient.sleep(20);
-            }
+            Checker.await(db, "the record update waiting on the lock", "SELECT COUNT(*) FROM pg_stat_activity"
+                    + " WHERE application_name = 'idem-node4' AND wait_event_type = 'Lock'"
+                    + " AND query LIKE '%UPDATE idempotency_record SET status =%'");
             assertThat(terminateNodeConnections()).isPositive();
             LoadClient.Answer during = answer.get(60, TimeUnit.SECONDS);
             assertThat(during.isRetryLater()).as("killed inside its update: " + during).isTrue();
@@ -373,7 +368,7 @@ class DatabaseFaultsIT {
      * the datasource's background validation (every 5 s) removes it. Waiting for it keeps one cut per key.
      */
     private static void awaitPoolValidation() {
-        LoadClient.sleep(6000);
+        LoadClient.pause(6000);
     }
 
     private int terminateNodeConnections() throws Exception {

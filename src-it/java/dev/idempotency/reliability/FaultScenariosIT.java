@@ -23,7 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FaultScenariosIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
     private WildFlyNode a;
     private WildFlyNode b;
@@ -66,7 +65,7 @@ class FaultScenariosIT {
         }
         Checker.Result result = Checker.check(ops, history);
         Report.write("4a. Crash: kill -9 inside the business transaction", ops.size() + " keys in flight on node A, then"
-                        + " retried on A (restarted) and B", "kill -9 of node A's JVM 1.5 s into a 4 s transaction; restart on the same data",
+                        + " retried on A (restarted) and B", "kill -9 of node A's JVM once every operation is paused inside its 4 s transaction; restart on the same data",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
@@ -95,17 +94,20 @@ class FaultScenariosIT {
         Checker.Result result = Checker.check(ops, history);
         Report.write("4h. Crash: kill -9 inside a business transaction that holds the claim (one commit)", ops.size()
                         + " keys of POST /payments/one-commit in flight on node A, then retried on A (restarted) and B",
-                "kill -9 of node A's JVM 1.5 s into a 4 s transaction; restart on the same data",
+                "kill -9 of node A's JVM once every operation is paused inside its 4 s transaction; restart on the same data",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
     }
 
     // Sends every operation to node A, held 4 s inside its business transaction (after the charge), and kills A
-    // 1.5 s in: nobody gets an answer; A is started again on the same data.
+    // once A has logged every one's pause: nobody gets an answer; A is started again on the same data.
     private void crashInsideTheirTransactions(LoadClient client, List<Operations.Operation> ops) throws Exception {
-        List<CompletableFuture<LoadClient.Answer>> inFlight = client.holdInTransaction(a.base(), ops, 4000);
-        LoadClient.sleep(1500);
+        List<CompletableFuture<LoadClient.Answer>> inFlight;
+        try (LogWatch paused = a.watchLog()) {
+            inFlight = client.holdInTransaction(a.base(), ops, 4000);
+            paused.await(WildFlyNode.PAUSED, ops.size(), 30);
+        }
         a.crash();
         try {
             for (CompletableFuture<LoadClient.Answer> f : inFlight) {
@@ -130,11 +132,14 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys, null, Operations.ASYNC_PAYMENTS);
         long start = System.nanoTime();
-        // Accepted at once; each task is held 4 s inside its transaction, after the charge, when the node dies.
-        for (CompletableFuture<LoadClient.Answer> accepted : client.holdInTransaction(a.base(), ops, 4000)) {
-            assertThat(accepted.get(30, TimeUnit.SECONDS).status()).as("answered before the task ran").isEqualTo(202);
+        // Accepted at once; each task is held 4 s inside its transaction, after the charge, when the node dies: once
+        // A has logged every task's pause.
+        try (LogWatch paused = a.watchLog()) {
+            for (CompletableFuture<LoadClient.Answer> accepted : client.holdInTransaction(a.base(), ops, 4000)) {
+                assertThat(accepted.get(30, TimeUnit.SECONDS).status()).as("answered before the task ran").isEqualTo(202);
+            }
+            paused.await(WildFlyNode.PAUSED, ops.size(), 30);
         }
-        LoadClient.sleep(1500);
         a.crash();
         a.boot();
         // Retries on both nodes: 202 while the dead lease lasts, then taken over and run as a task there; a
@@ -151,7 +156,7 @@ class FaultScenariosIT {
         Checker.Result result = Checker.check(ops, history);
         Report.write("4e. Crash: kill -9 inside an asynchronous task", ops.size() + " asynchronous payments accepted"
                         + " by node A (202), then retried on A (restarted) and B until their outcome",
-                "kill -9 of node A's JVM 1.5 s into the tasks' 4 s transactions; restart on the same data",
+                "kill -9 of node A's JVM once every task is paused inside its 4 s transaction; restart on the same data",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
@@ -450,11 +455,8 @@ class FaultScenariosIT {
         RawHttp.Response asked = payout(b, key, body);
         assertThat(asked.status()).as(text(asked)).isEqualTo(503);
         assertThat(asked.header("Retry-After")).isNotNull();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!"SETTLED".equals(Checker.text("SELECT status FROM demo_payout WHERE reference = ?", reference))) {
-            assertThat(System.nanoTime()).as("the acquirer settles the payout").isLessThan(deadline);
-            LoadClient.sleep(100);
-        }
+        Checker.await("the acquirer settles the payout",
+                "SELECT COUNT(*) FROM demo_payout WHERE reference = ? AND status = 'SETTLED'", reference);
         // Settled: the next retry is answered with that payout, without calling the payouts API again.
         RawHttp.Response resolved = payout(a, key, body);
         assertThat(resolved.status()).as(text(resolved)).isEqualTo(201);
@@ -489,15 +491,11 @@ class FaultScenariosIT {
         CompletableFuture<LoadClient.Answer> takeover;
         try {
             first = client.sendAll(a.base(), List.of(op)).get(0);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (Checker.number("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node1'"
-                    + " AND state = 'idle in transaction' AND query LIKE '%UPDATE idempotency_record SET status =%'") == 0) {
-                assertThat(System.nanoTime()).as("A never reached its commit").isLessThan(deadline);
-                LoadClient.sleep(50);
-            }
+            Checker.await("A reached its commit", "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'idem-node1'"
+                    + " AND state = 'idle in transaction' AND query LIKE '%UPDATE idempotency_record SET status =%'");
             // By the lease A is dead: B's takeover (a conditional update) waits on A's row lock, then finds the
             // record SUCCEEDED under A's token and replays it instead of running the payment again.
-            LoadClient.sleep(LEASE.toMillis() + 300);
+            Checker.awaitLeaseRunOut(op);
             takeover = CompletableFuture.supplyAsync(() -> client.send(b.base(), op, true));
             LoadClient.Answer committed = first.get(60, TimeUnit.SECONDS);
             assertThat(committed.status()).isEqualTo(201);
@@ -523,16 +521,19 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), 1);
         Operations.Operation op = ops.get(0);
         long start = System.nanoTime();
-        CompletableFuture<LoadClient.Answer> stale = CompletableFuture.supplyAsync(() ->
-                client.send(a.base(), op, true, "X-Demo-Delay-Ms", "1500"));
-        LoadClient.sleep(800);
+        CompletableFuture<LoadClient.Answer> stale;
+        try (LogWatch paused = a.watchLog()) {
+            stale = CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "1500"));
+            paused.await(WildFlyNode.PAUSED, 1, 30);
+        }
         a.pause();
         CompletableFuture<LoadClient.Answer> takeover;
         try {
-            LoadClient.sleep(LEASE.toMillis() + 1000);
+            Checker.awaitLeaseRunOut(op);
             // B takes the operation over; its payment insert waits for A's uncommitted one on the unique index.
             takeover = CompletableFuture.supplyAsync(() -> client.settle(b.base(), op));
-            LoadClient.sleep(1000);
+            Checker.await("B's payment waiting for A's", "SELECT COUNT(*) FROM pg_stat_activity"
+                    + " WHERE application_name = 'idem-node2' AND wait_event_type = 'Lock'");
         } finally {
             a.resume();
         }
@@ -542,7 +543,7 @@ class FaultScenariosIT {
         assertThat(staleAnswer.status()).as("the fenced executor answers with the winner's outcome or 409").isIn(201, 409);
         Checker.Result result = Checker.check(ops, history);
         Report.write("5. Stale executor: kill -STOP past the lease, takeover, kill -CONT", "1 key",
-                "kill -STOP of node A 0.8 s into its transaction for lease + 1 s; B takes over; kill -CONT A",
+                "kill -STOP of node A once paused inside its transaction, until its lease has run out and B's takeover waits",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(1);
@@ -661,9 +662,11 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), 1);
         Operations.Operation op = ops.get(0);
         long start = System.nanoTime();
-        CompletableFuture<LoadClient.Answer> first = CompletableFuture.supplyAsync(() ->
-                client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2500"));
-        LoadClient.sleep(700);
+        CompletableFuture<LoadClient.Answer> first;
+        try (LogWatch paused = a.watchLog()) {
+            first = CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2500"));
+            paused.await(WildFlyNode.PAUSED, 1, 30);
+        }
         // By B's own clock A's 3 s lease ended a minute ago; by the database's it has 2 s to run.
         LoadClient.Answer onSkewedNode = client.send(b.base(), op, true);
         assertThat(onSkewedNode.status()).as("in flight, not taken over").isEqualTo(409);
@@ -708,10 +711,15 @@ class FaultScenariosIT {
         assertThat(limited).isGreaterThanOrEqualTo(100 - 4);
         int kept = Checker.number("SELECT COUNT(*) FROM idempotency_record WHERE principal = 'mallory'");
         assertThat(kept).as("the table stays bounded").isLessThanOrEqualTo(cap + 4);
+        // Every key of both callers: each 201 has its one payment and record, a 429 left neither.
+        List<Operations.Operation> everyKey = new ArrayList<>(flood);
+        everyKey.add(alices);
+        Checker.Result result = Checker.check(everyKey, history);
         Report.write("13. Limits: one caller floods new keys", flood.size() + " new keys from mallory (4 clients) on A, alice on B",
                 "max-keys-per-endpoint=" + cap + " for payments.create (server property)",
-                Duration.ofNanos(System.nanoTime() - start), history.statusMix(),
-                Checker.check(List.of(alices), history));
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).as("the served keys, and only they, executed").isEqualTo(flood.size() - limited + 1);
     }
 
     @Test
@@ -720,8 +728,11 @@ class FaultScenariosIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), scale.crashKeys);
         long start = System.nanoTime();
-        List<CompletableFuture<LoadClient.Answer>> inFlight = client.holdInTransaction(a.base(), ops, 2000);
-        LoadClient.sleep(1000);
+        List<CompletableFuture<LoadClient.Answer>> inFlight;
+        try (LogWatch paused = a.watchLog()) {
+            inFlight = client.holdInTransaction(a.base(), ops, 2000);
+            paused.await(WildFlyNode.PAUSED, ops.size(), 30);
+        }
         // Node A's connections only: its datasource URL names it (ApplicationName=idem-node1).
         int killed = Checker.number("SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid))"
                 + " FROM pg_stat_activity WHERE application_name = 'idem-node1'");
@@ -737,7 +748,7 @@ class FaultScenariosIT {
         Checker.Result result = Checker.check(ops, history);
         Report.write("6. Database connections killed inside the business transaction", ops.size()
                         + " keys in flight on node A, retried on A", "pg_terminate_backend of node A's " + killed
-                        + " connections 1 s into a 2 s transaction",
+                        + " connections once every operation is paused inside its 2 s transaction",
                 Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
@@ -759,7 +770,6 @@ class FaultScenariosIT {
         return new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    /** Takes the node out of service, lets its requests finish, restarts it with the properties, puts it back. */
     /** What a run under load left: its history (checked) and when it started. */
     private record UnderLoad(History history, long start) {
     }
@@ -784,16 +794,17 @@ class FaultScenariosIT {
         Thread load = client.steady(up, sent, 8, 40, running);
         try {
             for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, stepOne);
+                rollingRestart(client, up, node, stepOne);
             }
             sent.addAll(ops.subList(third, 2 * third));
             for (WildFlyNode node : List.of(a, b)) {
-                rollingRestart(up, node, stepTwo);
+                rollingRestart(client, up, node, stepTwo);
             }
             afterStepTwo.run();
             sent.addAll(ops.subList(2 * third, ops.size()));
-            // The last third under load too, not only in the final sends below.
-            LoadClient.sleep(2000);
+            // The last third under load too, not only in the final sends below: each client's sends on both nodes.
+            client.awaitAnswered(a.base(), client.answered(a.base()), 8);
+            client.awaitAnswered(b.base(), client.answered(b.base()), 8);
         } finally {
             running.set(false);
             load.join();
@@ -805,13 +816,16 @@ class FaultScenariosIT {
         return new UnderLoad(history, start);
     }
 
-    private static void rollingRestart(java.util.Set<URI> up, WildFlyNode node, Map<String, String> properties)
-            throws Exception {
+    /** Takes the node out of service, lets its requests finish, restarts it with the properties, puts it back. */
+    private static void rollingRestart(LoadClient client, java.util.Set<URI> up, WildFlyNode node,
+                                       Map<String, String> properties) throws Exception {
         up.remove(node.base());
-        LoadClient.sleep(500);
+        // Out of service: the node's requests finish before it stops; back in service, it takes load again.
+        client.awaitNoneInFlight(node.base());
         node.restartWith(properties);
+        int before = client.answered(node.base());
         up.add(node.base());
-        LoadClient.sleep(1000);
+        client.awaitAnswered(node.base(), before, 8);
     }
 
     private static String randomBase64(int bytes) {
@@ -851,12 +865,9 @@ class FaultScenariosIT {
 
     /** Waits until every operation's record is in that state (the requests reached the point under test). */
     private static void awaitRecords(List<Operations.Operation> ops, String status) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (Operations.Operation op : ops) {
-            while (!status.equals(Checker.recordStatus(op.scopeKey()))) {
-                assertThat(System.nanoTime()).as(op.key() + " never reached " + status).isLessThan(deadline);
-                LoadClient.sleep(100);
-            }
+            Checker.await(op.key() + " reached " + status,
+                    "SELECT COUNT(*) FROM idempotency_record WHERE scope_key = ? AND status = ?", op.scopeKey(), status);
         }
     }
 

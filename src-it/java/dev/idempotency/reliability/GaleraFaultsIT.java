@@ -29,7 +29,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GaleraFaultsIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private static final String SESSION = "sessionVariables=wsrep_sync_wait=1";
     private final Scale scale = Scale.current();
     private OwnGalera galera;
@@ -80,9 +79,9 @@ class GaleraFaultsIT {
             storm("18b. Galera: kill -9 of a Galera node mid-storm, and its rejoin",
                     "Galera node 2 (node B's first) killed 1 s into the storm, restarted 3 s later (it rejoins by a state"
                             + " transfer while the storm goes on)", () -> {
-                        LoadClient.sleep(1000);
+                        LoadClient.pause(1000);
                         second.kill();
-                        LoadClient.sleep(3000);
+                        LoadClient.pause(3000);
                         second.restart();
                     });
         } finally {
@@ -99,9 +98,9 @@ class GaleraFaultsIT {
         try {
             storm("18c. Galera: a Galera node cut off from the group mid-storm (no quorum: 1047), then rejoined",
                     "Galera node 1 (node A's first) isolated (gmcast.isolate=1) 1 s into the storm, for 5 s", () -> {
-                        LoadClient.sleep(1000);
+                        LoadClient.pause(1000);
                         first.isolate();
-                        LoadClient.sleep(5000);
+                        LoadClient.pause(5000);
                         first.rejoin();
                     });
         } finally {
@@ -127,7 +126,7 @@ class GaleraFaultsIT {
             java.util.concurrent.CompletableFuture<LoadClient.Answer> held = client.sendAll(a.base(), List.of(op)).get(0);
             a.awaitLog(WildFlyNode.HELD_BEFORE_COMMIT);
             // Past A's lease: B takes the record over on its own Galera node, runs the payment and commits first.
-            LoadClient.sleep(LEASE.toMillis() + 300);
+            Checker.awaitLeaseRunOut(new Cluster(), op);
             takeover = client.send(b.base(), op, true);
             first = held.get(60, TimeUnit.SECONDS);
         } finally {
@@ -173,7 +172,7 @@ class GaleraFaultsIT {
         });
         Duration took = client.storm(List.of(a.base(), b.base()), ops, scale.clients, scale.minSends, scale.maxSends, 18);
         injected.get(2, TimeUnit.MINUTES);
-        LoadClient.sleep(LEASE.toMillis() + 1000);
+        Checker.awaitLeasesRunOut(new Cluster(), ops);
         List<String> unsettled = new java.util.ArrayList<>();
         for (int i = 0; i < ops.size(); i++) {
             URI node = i % 2 == 0 ? a.base() : b.base();

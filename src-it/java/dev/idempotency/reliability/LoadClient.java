@@ -30,6 +30,11 @@ final class LoadClient {
     });
     private final History history;
     private final Duration timeout;
+    // Per node (host:port): requests sent and not answered yet, and answers received; a test waits on them.
+    private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> inFlight =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> answered =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     LoadClient(History history, Duration timeout) {
         this.history = history;
@@ -49,8 +54,10 @@ final class LoadClient {
         }
         String name = node.getAuthority();
         long sentAt = System.currentTimeMillis();
+        counter(inFlight, node).incrementAndGet();
         try {
             HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            counter(answered, node).incrementAndGet();
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
             history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter, sentAt);
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
@@ -63,8 +70,34 @@ final class LoadClient {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             history.fail(op.key(), name, sameBody, "interrupted", sentAt);
+        } finally {
+            counter(inFlight, node).decrementAndGet();
         }
         return new Answer(0, null, "", "");
+    }
+
+    private static java.util.concurrent.atomic.AtomicInteger counter(
+            java.util.Map<String, java.util.concurrent.atomic.AtomicInteger> counters, URI node) {
+        return counters.computeIfAbsent(node.getAuthority(), n -> new java.util.concurrent.atomic.AtomicInteger());
+    }
+
+    /** How many answers this client has received from {@code node} so far. */
+    int answered(URI node) {
+        return counter(answered, node).get();
+    }
+
+    /** Returns once no request of this client to {@code node} is waiting for its answer (at most 2 minutes). */
+    void awaitNoneInFlight(URI node) {
+        awaitCounter("no request in flight to " + node, () -> counter(inFlight, node).get() == 0);
+    }
+
+    /** Returns once {@code node} has answered this client {@code more} more times than {@code before}. */
+    void awaitAnswered(URI node, int before, int more) {
+        awaitCounter(more + " more answers from " + node, () -> answered(node) >= before + more);
+    }
+
+    private static void awaitCounter(String what, dev.idempotency.testing.Conditions.Condition reached) {
+        dev.idempotency.testing.Conditions.await(what, Duration.ofMinutes(2), reached);
     }
 
     /** What a request got: its status (0: nothing received), Retry-After, Content-Type and body (for messages). */
@@ -96,7 +129,7 @@ final class LoadClient {
                 boolean same = random.nextInt(100) >= 3;
                 long pause = random.nextInt(40);
                 sends.add(() -> {
-                    sleep(pause);
+                    pause(pause);
                     send(node, op, same);
                 });
             }
@@ -133,7 +166,7 @@ final class LoadClient {
                         if (!nodes.isEmpty() && !ops.isEmpty()) {
                             send(nodes.get(random.nextInt(nodes.size())), ops.get(random.nextInt(ops.size())), true);
                         }
-                        sleep(pauseMillis);
+                        pause(pauseMillis);
                     }
                 });
             }
@@ -177,7 +210,7 @@ final class LoadClient {
         Answer answer = send(node, op, sameBody);
         for (int i = 0; i < 30 && (answer.status() == 0 || answer.status() == 202 || answer.status() == 409
                 || answer.status() == 425 || answer.status() == 429 || answer.status() == 503); i++) {
-            sleep(answer.retryAfterMillis());
+            pause(answer.retryAfterMillis());
             answer = send(node, op, sameBody);
         }
         return answer;
@@ -251,11 +284,16 @@ final class LoadClient {
                 return new Answer(0, null, "", "");
             }
             // Not done yet (still running past the server's wait, or given back for a redelivery): ask again soon.
-            sleep(200);
+            pause(200);
         }
     }
 
-    static void sleep(long millis) {
+    /**
+     * A pause that is part of the scenario or of a client's behaviour (think time, the Retry-After it was told, an
+     * outage's or a failover's length), never a wait for the system under test: a test waits for the system on a
+     * condition ({@link Checker#await}, {@link LogWatch}, {@code dev.idempotency.testing.Conditions}).
+     */
+    static void pause(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -50,6 +50,20 @@ final class LogWatch implements AutoCloseable {
         return new LogWatch(List.of(files), "+1");
     }
 
+    /** Returns once {@code times} lines with {@code text} have arrived, at most {@code seconds} from now. */
+    void await(String text, int times, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        int found = 0;
+        while (found < times) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException(files + " logged '" + text + "' " + found + " times, not " + times);
+            }
+            await(text, TimeUnit.NANOSECONDS.toSeconds(left) + 1);
+            found++;
+        }
+    }
+
     void await(String text, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {

@@ -32,7 +32,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresFailoverIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
     // At most 16 clients: the demo admits 5 operations in flight per user (3 users here); more clients would mostly
     // measure its 429s, at full size too.
@@ -77,7 +76,7 @@ class PostgresFailoverIT {
                     load.start();
                     load.awaitAcknowledged(keys / 3);
                     replicas.killPrimary();
-                    LoadClient.sleep(1000);
+                    LoadClient.pause(1000);
                     replicas.promoteStandby();
                 });
         assertThat(result.violations()).isEmpty();
@@ -97,7 +96,7 @@ class PostgresFailoverIT {
                     replicas.stopStandby();
                     load.start();
                     replicas.awaitCommitsWaitingForTheStandby(2);
-                    LoadClient.sleep(3000);
+                    LoadClient.pause(3000);
                     stillWaiting[0] = replicas.commitsWaitingForTheStandby();
                     replicas.killPrimary();
                     replicas.startStandby();
@@ -141,7 +140,7 @@ class PostgresFailoverIT {
                     replicas.awaitCommitsWaitingForTheStandby(2);
                     for (int round = 0; round < 10; round++) {
                         cancelled[0] += replicas.cancelCommitsWaitingForTheStandby();
-                        LoadClient.sleep(200);
+                        LoadClient.pause(200);
                     }
                     replicas.killPrimary();
                     replicas.startStandby();
@@ -186,7 +185,7 @@ class PostgresFailoverIT {
             load.finish();
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        LoadClient.sleep(LEASE.toMillis() + 1000);
+        Checker.awaitLeasesRunOut(replicas, ops);
         for (int i = 0; i < ops.size(); i++) {
             LoadClient.Answer last = load.client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i));
             assertThat(last.status()).as("settled on the new primary: " + ops.get(i).key() + " " + last.body())

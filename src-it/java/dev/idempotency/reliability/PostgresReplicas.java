@@ -132,13 +132,8 @@ final class PostgresReplicas implements Checker.Database, AutoCloseable {
 
     /** Waits until at least {@code n} backends of the primary wait in their COMMIT for the standby (wait event SyncRep). */
     void awaitCommitsWaitingForTheStandby(int n) throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (commitsWaitingForTheStandby() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("fewer than " + n + " commits ever waited for the standby");
-            }
-            Thread.sleep(50);
-        }
+        dev.idempotency.testing.Conditions.await(n + " commits waiting for the standby",
+                java.time.Duration.ofSeconds(WAIT_SECONDS), () -> commitsWaitingForTheStandby() >= n);
     }
 
     int commitsWaitingForTheStandby() throws SQLException {

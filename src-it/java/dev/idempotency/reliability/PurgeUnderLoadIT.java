@@ -69,7 +69,7 @@ class PurgeUnderLoadIT {
             for (Operations.Operation op : ops) {
                 client.send(node.base(), op, true);
                 sent.add(op);
-                LoadClient.sleep(pace);
+                LoadClient.pause(pace);
                 long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 if (!heldChecked && elapsed > RETENTION.toMillis() + 1500) {
                     // Past their expiry time and after at least one purge: still there, still PROCESSING.
@@ -89,7 +89,7 @@ class PurgeUnderLoadIT {
             assertThat(f.get(60, TimeUnit.SECONDS).status()).as("the held executions finish their own record").isEqualTo(201);
         }
         // Every key once more after its retention: its record was purged, it runs again and the order is refused.
-        LoadClient.sleep(RETENTION.toMillis() + 2000);
+        Checker.awaitPurged(ops);
         List<History.Op> answered = new ArrayList<>();
         for (Operations.Operation op : ops) {
             client.send(node.base(), op, true);

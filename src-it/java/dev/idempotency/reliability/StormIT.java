@@ -19,7 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StormIT {
-    private static final Duration LEASE = Duration.ofSeconds(3);
     private final Scale scale = Scale.current();
     private final ItDatabase db = ItDatabase.current();
     private WildFlyNode a;
@@ -62,7 +61,7 @@ class StormIT {
         List<Operations.Operation> ops = Operations.create(UUID.randomUUID().toString().substring(0, 8), scale.keys,
                 null, endpoint);
         Duration took = client.storm(List.of(a.base(), b.base()), ops, scale.clients, scale.minSends, scale.maxSends, 7);
-        LoadClient.sleep(LEASE.toMillis() + 1000);
+        Checker.awaitLeasesRunOut(ops);
         for (int i = 0; i < ops.size(); i++) {
             client.settle(i % 2 == 0 ? a.base() : b.base(), ops.get(i));
         }

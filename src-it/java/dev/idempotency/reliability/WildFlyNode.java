@@ -146,23 +146,18 @@ final class WildFlyNode implements AutoCloseable {
                 "-Djboss.bind.address.management=127.0.0.1", "-Djboss.socket.binding.port-offset=" + offset)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("console.log").toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < deadline) {
-            if (!launcher.isAlive()) {
-                throw new IllegalStateException("node exited while starting; see " + dir.resolve("console.log"));
-            }
-            try {
-                HttpResponse<Void> r = HTTP.send(HttpRequest.newBuilder(base().resolve("api/payments")).build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 401) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("node did not come up; see " + dir.resolve("console.log"));
+        dev.idempotency.testing.Conditions.await("node " + offset + " up (see " + dir.resolve("console.log") + ")",
+                java.time.Duration.ofSeconds(120), () -> {
+                    if (!launcher.isAlive()) {
+                        throw new IllegalStateException("node exited while starting; see " + dir.resolve("console.log"));
+                    }
+                    try {
+                        return HTTP.send(HttpRequest.newBuilder(base().resolve("api/payments")).build(),
+                                HttpResponse.BodyHandlers.discarding()).statusCode() == 401;
+                    } catch (IOException notYet) {
+                        return false; // not listening yet
+                    }
+                });
     }
 
     /**
@@ -227,6 +222,18 @@ final class WildFlyNode implements AutoCloseable {
             log.await(text, 30);
         }
     }
+
+    /**
+     * The node's log from now on, for a test that waits for the node to reach a point; started before the requests
+     * whose lines it waits for.
+     */
+    LogWatch watchLog() throws IOException {
+        // server.log only: the console gets the same lines, and a test counts them.
+        return LogWatch.fromNow(home.resolve("standalone/log/server.log"));
+    }
+
+    /** The line the demo logs when a request reaches its {@code X-Demo-Delay-Ms} pause (DemoFaults.PAUSED). */
+    static final String PAUSED = "DEMO-PAUSED";
 
     /** Unloads every rule. */
     void removeRules() throws Exception {

@@ -92,6 +92,13 @@ public sealed interface IdempotencyEvent {
     record InFlightRejected(String endpoint, String scopeKey, InFlightPolicy policy) implements IdempotencyEvent {
     }
 
+    /**
+     * A duplicate found its operation in flight and waits for the outcome ({@code in-flight = wait}) in one of the
+     * node's capped waiting places; a {@link Replayed} or an {@link InFlightRejected} follows when the wait ends.
+     */
+    record WaitingForOutcome(String endpoint, String scopeKey) implements IdempotencyEvent {
+    }
+
     /** The key was reused with a different request. */
     record Mismatched(String endpoint, String scopeKey) implements IdempotencyEvent {
     }

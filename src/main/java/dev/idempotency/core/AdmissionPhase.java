@@ -256,7 +256,7 @@ public final class AdmissionPhase {
         boolean waiting = false;
         boolean claimed = false;
         try {
-            if (duplicateHere && !(waiting = inFlight.tryWait())) {
+            if (duplicateHere && !(waiting = inFlight.tryWait(op))) {
                 throw inFlight.stillRunningInTransaction(op);
             }
             long started = System.nanoTime();

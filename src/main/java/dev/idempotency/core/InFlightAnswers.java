@@ -37,7 +37,7 @@ final class InFlightAnswers {
                      Function<Optional<IdempotencyRecord>, Admission> decideAgain) {
         EndpointPolicy policy = op.policy();
         Duration retryAfter = answers.retryAfter(op, running.leaseUntil());
-        if (policy.inFlight() == InFlightPolicy.WAIT && waiters.tryAcquire()) {
+        if (policy.inFlight() == InFlightPolicy.WAIT && tryWait(op)) {
             try {
                 Optional<Admission> settled = awaitOutcome(op, decideAgain);
                 if (settled.isPresent()) {
@@ -73,8 +73,12 @@ final class InFlightAnswers {
     }
 
     /** One of the node's waiting places, for a duplicate that waits on a claim in the business transaction. */
-    boolean tryWait() {
-        return waiters.tryAcquire();
+    boolean tryWait(Operation op) {
+        boolean placed = waiters.tryAcquire();
+        if (placed) {
+            answers.waiting(op);
+        }
+        return placed;
     }
 
     /** Gives a {@link #tryWait} place back. */

@@ -70,6 +70,11 @@ public final class ProtocolAnswers {
         events.publish(new IdempotencyEvent.InFlightRejected(policy.endpoint(), op.scopeKey(), policy.inFlight()));
     }
 
+    /** The event of a duplicate that took one of the node's waiting places. */
+    void waiting(Operation op) {
+        events.publish(new IdempotencyEvent.WaitingForOutcome(op.policy().endpoint(), op.scopeKey()));
+    }
+
     /** 409 for an executor whose lease ran out and whose operation was taken over or released. */
     IdempotencyException superseded(Operation op, Optional<Instant> leaseUntil) {
         return new IdempotencyException(Problem.of(ProblemType.SUPERSEDED,

@@ -7,7 +7,6 @@ import dev.idempotency.RecordStatus;
 import dev.idempotency.admin.Administration;
 import dev.idempotency.deployment.Assembly;
 import dev.idempotency.spi.IdempotencyRecord;
-import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -22,6 +21,7 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.ext.Providers;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -63,6 +63,8 @@ import java.util.Set;
 public abstract class IdempotencyAdminResource {
     @Context
     SecurityContext security;
+    @Context
+    Providers providers;
 
     /** The role a caller must have; by default {@code idempotency.admin.role}. */
     protected String role() {
@@ -184,11 +186,11 @@ public abstract class IdempotencyAdminResource {
         return new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND, "no record with this scope key"));
     }
 
-    private static Administration administration() {
+    private Administration administration() {
         return assembly().administration();
     }
 
-    private static Assembly assembly() {
-        return CDI.current().select(Assembly.class).get();
+    private Assembly assembly() {
+        return AssemblyResolver.of(providers);
     }
 }

@@ -10,7 +10,6 @@ import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.deployment.Assembly;
 import dev.idempotency.spi.IdempotencyRecord;
-import jakarta.enterprise.inject.spi.CDI;
 import java.time.Duration;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -22,6 +21,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.Providers;
 
 /**
  * The status of the caller's own operation on one endpoint: {@code GET <path>/{key}}. Not a root resource
@@ -58,6 +58,8 @@ public abstract class IdempotencyStatusResource {
     HttpHeaders headers;
     @Context
     UriInfo uriInfo;
+    @Context
+    Providers providers;
 
     /** The endpoint name ({@code @Idempotent(endpoint = ...)}) whose operations this resource shows. */
     protected abstract String endpoint();
@@ -66,7 +68,7 @@ public abstract class IdempotencyStatusResource {
     @Path("{key}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response status(@PathParam("key") String key) {
-        Assembly assembly = CDI.current().select(Assembly.class).get();
+        Assembly assembly = AssemblyResolver.of(providers);
         CapturedRequest request = new CapturedRequest("GET", uriInfo.getRequestUri().getRawPath(), "", uriInfo.getBaseUri(),
                 "", headers.getRequestHeaders(), new byte[0], security, null);
         EndpointPolicy policy = assembly.policy(endpoint());

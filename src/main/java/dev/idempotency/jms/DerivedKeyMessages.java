@@ -1,10 +1,10 @@
 package dev.idempotency.jms;
 
 import dev.idempotency.IdempotencyContext;
-import jakarta.enterprise.inject.spi.CDI;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.Message;
+import java.util.Optional;
 
 /**
  * Puts the operation's derived key on the messages an idempotent operation sends, as
@@ -12,9 +12,12 @@ import jakarta.jms.Message;
  * every retry and takeover of the operation, and an idempotent consumer of this library reads it by default
  * ({@link dev.idempotency.KeySource#MESSAGE_PROPERTY}, property {@value #PROPERTY}).
  * <pre>
- * DerivedKeyMessages.withDerivedKey(jms.createProducer(), "shipping").send(shipments, order);
+ * &#64;Inject IdempotencyContext idempotency;
+ * ...
+ * DerivedKeyMessages.withDerivedKey(jms.createProducer(), idempotency, "shipping").send(shipments, order);
  * </pre>
- * Outside an idempotent operation nothing is added; a key set explicitly is left alone.
+ * Outside an idempotent operation nothing is added; a key set explicitly is left alone. The operation's context
+ * is the caller's injected one, so that sending a message looks nothing up.
  */
 public final class DerivedKeyMessages {
     /** The property that carries the key (a valid message property name: no hyphen). */
@@ -23,18 +26,19 @@ public final class DerivedKeyMessages {
     private DerivedKeyMessages() {
     }
 
-    /** The producer, with property {@value #PROPERTY} set to the derived key for {@code purpose}. */
-    public static JMSProducer withDerivedKey(JMSProducer producer, String purpose) {
+    /** The producer, with property {@value #PROPERTY} set to {@code operation}'s derived key for {@code purpose}. */
+    public static JMSProducer withDerivedKey(JMSProducer producer, IdempotencyContext operation, String purpose) {
         if (!producer.propertyExists(PROPERTY)) {
-            derived(purpose).ifPresent(key -> producer.setProperty(PROPERTY, key));
+            derived(operation, purpose).ifPresent(key -> producer.setProperty(PROPERTY, key));
         }
         return producer;
     }
 
-    /** Sets property {@value #PROPERTY} of a message to the derived key for {@code purpose}. */
-    public static Message withDerivedKey(Message message, String purpose) throws JMSException {
+    /** Sets property {@value #PROPERTY} of a message to {@code operation}'s derived key for {@code purpose}. */
+    public static Message withDerivedKey(Message message, IdempotencyContext operation, String purpose)
+            throws JMSException {
         if (!message.propertyExists(PROPERTY)) {
-            java.util.Optional<String> key = derived(purpose);
+            Optional<String> key = derived(operation, purpose);
             if (key.isPresent()) {
                 message.setStringProperty(PROPERTY, key.get());
             }
@@ -42,11 +46,10 @@ public final class DerivedKeyMessages {
         return message;
     }
 
-    private static java.util.Optional<String> derived(String purpose) {
+    private static Optional<String> derived(IdempotencyContext operation, String purpose) {
         if (purpose == null || purpose.isBlank()) {
             throw new IllegalArgumentException("a derived key needs a purpose");
         }
-        IdempotencyContext context = CDI.current().select(IdempotencyContext.class).get();
-        return context.isActive() ? java.util.Optional.of(context.derive(purpose)) : java.util.Optional.empty();
+        return operation.isActive() ? Optional.of(operation.derive(purpose)) : Optional.empty();
     }
 }

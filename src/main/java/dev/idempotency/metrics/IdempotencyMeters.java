@@ -36,6 +36,8 @@ public final class IdempotencyMeters {
             backend.increment("idempotency.replays", 1, ENDPOINT, endpoint, "outcome", tag(replayed.status()));
         } else if (event instanceof IdempotencyEvent.InFlightRejected inFlight) {
             backend.increment("idempotency.in.flight", 1, ENDPOINT, endpoint, "answer", tag(inFlight.policy()));
+        } else if (event instanceof IdempotencyEvent.WaitingForOutcome) {
+            backend.increment("idempotency.in.flight.waits", 1, ENDPOINT, endpoint);
         } else if (event instanceof IdempotencyEvent.Mismatched) {
             backend.increment("idempotency.mismatches", 1, ENDPOINT, endpoint);
         } else if (event instanceof IdempotencyEvent.LimitReached limited) {

@@ -173,4 +173,16 @@ class LayeringTest {
                         "jakarta.transaction..", "dev.idempotency.cdi..", "dev.idempotency.jaxrs..")
                 .check(LIBRARY);
     }
+
+    /**
+     * No service-locator look-up per call: beans are injected; only the providers JAX-RS creates look a bean up,
+     * once per provider instance ({@code Collaborators}, the derived-key client filter).
+     */
+    @Test
+    void onlyProvidersCreatedByJaxRsLookUpBeans() {
+        noClasses().that().doNotHaveFullyQualifiedName("dev.idempotency.jaxrs.Collaborators")
+                .and().doNotHaveFullyQualifiedName("dev.idempotency.jaxrs.DerivedKeyClientFilter")
+                .should().callMethod(jakarta.enterprise.inject.spi.CDI.class, "current")
+                .check(LIBRARY);
+    }
 }

@@ -40,13 +40,20 @@ class IdempotencyProtocolTest {
     private final Fingerprinter fingerprinter = new Fingerprinter(SECRET, List.of(), new JacksonCanonicalJson());
     private final MutableClock clock = new MutableClock();
     private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+    /** Counted down when a duplicate takes a waiting place: the moment a test may let the first finish. */
+    private final java.util.concurrent.CountDownLatch duplicateWaits = new java.util.concurrent.CountDownLatch(1);
     private StoreFixture db;
     private IdempotencyProtocol protocol;
 
     @BeforeEach
     void setUp() {
         db = new StoreFixture(Databases.named("h2"), "idem_protocol_test");
-        protocol = new IdempotencyProtocol(db.store, db.transactions, clock, new SecureRandom(), events::add, 1);
+        protocol = new IdempotencyProtocol(db.store, db.transactions, clock, new SecureRandom(), event -> {
+            events.add(event);
+            if (event instanceof IdempotencyEvent.WaitingForOutcome) {
+                duplicateWaits.countDown();
+            }
+        }, 1);
     }
 
     @Test
@@ -87,7 +94,7 @@ class IdempotencyProtocolTest {
         PolicyBuilder waiting = PolicyBuilder.defaults().with(p -> p.inFlight = InFlightPolicy.WAIT);
         Claim claim = execute(op("k1", "{}", waiting));
         CompletableFuture<Admission> duplicate = CompletableFuture.supplyAsync(() -> protocol.admission().admit(op("k1", "{}", waiting)));
-        Thread.sleep(200);
+        assertThat(duplicateWaits.await(10, TimeUnit.SECONDS)).as("the duplicate waits").isTrue();
         assertThat(duplicate).isNotDone();
         finishAlone(claim, RecordStatus.SUCCEEDED, 201);
         Admission answer = duplicate.get(5, TimeUnit.SECONDS);
@@ -99,7 +106,7 @@ class IdempotencyProtocolTest {
     void theWaitIsBoundedAndWaitersBeyondTheCapAreAnsweredAtOnce() throws Exception {
         PolicyBuilder waiting = PolicyBuilder.defaults().with(p -> {
             p.inFlight = InFlightPolicy.WAIT;
-            p.inFlightWait = Duration.ofMillis(600);
+            p.inFlightWait = Duration.ofSeconds(2); // longer than the steps below take: the waiter holds its place
         });
         execute(op("k1", "{}", waiting));
         AtomicReference<Throwable> first = new AtomicReference<>();
@@ -111,10 +118,11 @@ class IdempotencyProtocolTest {
             }
         });
         waiter.start();
-        Thread.sleep(150);
-        long start = System.nanoTime();
+        assertThat(duplicateWaits.await(10, TimeUnit.SECONDS)).as("the first duplicate waits").isTrue();
         IdempotencyException beyondCap = rejected(op("k1", "{}", waiting));
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the cap is 1 waiter").isLessThan(Duration.ofMillis(400));
+        // Answered without taking a waiting place (the cap is 1 waiter), so without waiting: no second wait began.
+        assertThat(events.stream().filter(e -> e instanceof IdempotencyEvent.WaitingForOutcome))
+                .as("the cap is 1 waiter").hasSize(1);
         assertThat(beyondCap.problem().status()).isEqualTo(409);
         waiter.join(5000);
         assertThat(first.get()).isInstanceOf(IdempotencyException.class);

@@ -445,10 +445,17 @@ class IdempotentEndpointTest {
     @Test
     void aWaitingDuplicateGetsTheFirstOutcome() throws Exception {
         String key = newKey();
+        HeldExecution held = new HeldExecution(key);
         CompletableFuture<Http.Reply> first = CompletableFuture.supplyAsync(() ->
-                http.post("payments/waiting", payment("A-17")).key(key).header("X-Delay-Ms", "500").send());
-        awaitRecord(key);
-        Http.Reply duplicate = http.post("payments/waiting", payment("A-17")).key(key).send();
+                http.post("payments/waiting", payment("A-17")).key(key).send());
+        held.awaitRunning();
+        CompletableFuture<Http.Reply> waiting = CompletableFuture.supplyAsync(() ->
+                http.post("payments/waiting", payment("A-17")).key(key).send());
+        // The first ends only once the duplicate is seen waiting for it: the answer comes out of the wait.
+        weld.select(EventLog.class).get().await(IdempotencyEvent.WaitingForOutcome.class, e -> true);
+        assertThat(waiting).as("the duplicate waits while the first runs").isNotDone();
+        held.release();
+        Http.Reply duplicate = waiting.get(10, TimeUnit.SECONDS);
         Http.Reply original = first.get(10, TimeUnit.SECONDS);
         assertThat(duplicate.status()).isEqualTo(201);
         assertThat(duplicate.body()).isEqualTo(original.body());
@@ -727,18 +734,6 @@ class IdempotentEndpointTest {
         assertThat(problem.get("detail").asText()).isNotBlank();
     }
 
-    private void awaitRecord(String key) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline) {
-            if (h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE + " WHERE status = 'PROCESSING'") > 0
-                    && recordOrNull(key) != null) {
-                return;
-            }
-            sleep(10);
-        }
-        throw new AssertionError("the first request never claimed its key");
-    }
-
     private String record(String key, String column) {
         String value = recordOrNull(key, column);
         assertThat(value).as("record column " + column).isNotNull();
@@ -807,14 +802,6 @@ class IdempotentEndpointTest {
     private static void await(java.util.concurrent.CountDownLatch latch) {
         try {
             assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -3,6 +3,7 @@ package dev.idempotency.endpoint;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idempotency.Idempotent;
+import dev.idempotency.IdempotencyContext;
 import dev.idempotency.KeySource;
 import dev.idempotency.jms.DerivedKeyMessages;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,6 +34,8 @@ public class PaymentCommands implements MessageListener {
     static volatile JMSContext shipments;
 
     @Inject
+    IdempotencyContext idempotency;
+    @Inject
     Payments payments;
 
     /** A command the business refuses for good: the same command fails the same way. */
@@ -60,7 +63,7 @@ public class PaymentCommands implements MessageListener {
             payments.persist(payment);
             JMSContext out = shipments;
             if (out != null) {
-                DerivedKeyMessages.withDerivedKey(out.createProducer(), "shipping")
+                DerivedKeyMessages.withDerivedKey(out.createProducer(), idempotency, "shipping")
                         .send(out.createQueue(SHIPMENTS), payment.merchantOrderNo);
             }
         } catch (JMSException | com.fasterxml.jackson.core.JsonProcessingException e) {

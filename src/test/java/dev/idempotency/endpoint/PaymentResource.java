@@ -41,8 +41,8 @@ public class PaymentResource {
     @POST
     @Idempotent(endpoint = "payments.create")
     public Response create(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-User") String user,
-                           @HeaderParam("X-Fail") String fail, @HeaderParam("X-Delay-Ms") Long delay) {
-        return pay(request, uri, fail, delay);
+                           @HeaderParam("X-Fail") String fail) {
+        return pay(request, uri, fail);
     }
 
     @POST
@@ -51,7 +51,7 @@ public class PaymentResource {
     @Idempotent(endpoint = "payments.joined")
     public Response createInApplicationTransaction(PaymentRequest request, @Context UriInfo uri,
                                                    @HeaderParam("X-Fail") String fail) {
-        return pay(request, uri, fail, null);
+        return pay(request, uri, fail);
     }
 
     /** ClaimMode.IN_TRANSACTION in the library's own business transaction: one commit for claim, payment and outcome. */
@@ -60,7 +60,7 @@ public class PaymentResource {
     @Idempotent(endpoint = "payments.in-transaction", claim = dev.idempotency.ClaimMode.IN_TRANSACTION,
             finalOn = AcquirerUnavailable.class)
     public Response createInTransaction(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Fail") String fail) {
-        return pay(request, uri, fail, null);
+        return pay(request, uri, fail);
     }
 
     /** ClaimMode.IN_TRANSACTION in the application's @Transactional. */
@@ -70,7 +70,7 @@ public class PaymentResource {
     @Idempotent(endpoint = "payments.in-transaction-joined", claim = dev.idempotency.ClaimMode.IN_TRANSACTION)
     public Response createInTransactionJoined(PaymentRequest request, @Context UriInfo uri,
                                               @HeaderParam("X-Fail") String fail) {
-        return pay(request, uri, fail, null);
+        return pay(request, uri, fail);
     }
 
     /** Keeps the declined attempt: the decline does not roll the transaction back. */
@@ -79,7 +79,7 @@ public class PaymentResource {
     @Transactional(dontRollbackOn = PaymentDeclined.class)
     @Idempotent(endpoint = "payments.declined")
     public Response createDeclined(PaymentRequest request, @Context UriInfo uri) {
-        throw new PaymentDeclined(paymentIdOf(pay(request, uri, null, null)));
+        throw new PaymentDeclined(paymentIdOf(pay(request, uri, null)));
     }
 
     @POST
@@ -87,7 +87,7 @@ public class PaymentResource {
     @Transactional
     @Idempotent(endpoint = "payments.expired")
     public Response createExpired(PaymentRequest request, @Context UriInfo uri) throws PaymentDeclined.CardExpired {
-        throw new PaymentDeclined.CardExpired(paymentIdOf(pay(request, uri, null, null)));
+        throw new PaymentDeclined.CardExpired(paymentIdOf(pay(request, uri, null)));
     }
 
     /** In the library's own transaction (no @Transactional): an EJB application exception with rollback = false. */
@@ -95,7 +95,7 @@ public class PaymentResource {
     @Path("flagged")
     @Idempotent(endpoint = "payments.flagged")
     public Response createFlagged(PaymentRequest request, @Context UriInfo uri) {
-        throw new PaymentDeclined.Flagged(paymentIdOf(pay(request, uri, null, null)));
+        throw new PaymentDeclined.Flagged(paymentIdOf(pay(request, uri, null)));
     }
 
     private static String paymentIdOf(Response created) {
@@ -108,63 +108,63 @@ public class PaymentResource {
     @Path("redacted")
     @Idempotent(endpoint = "payments.redacted")
     public Response createRedacted(PaymentRequest request, @Context UriInfo uri) {
-        return pay(request, uri, null, null);
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("by-order")
     @Idempotent(endpoint = "payments.by-order", keySource = KeySource.BODY_FIELD, keyName = "merchantOrderNo")
     public Response createByOrder(PaymentRequest request, @Context UriInfo uri) {
-        return pay(request, uri, null, null);
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("sealed")
     @Idempotent(endpoint = "payments.sealed", storage = ResponseStorage.ENCRYPTED)
     public Response createSealed(PaymentRequest request, @Context UriInfo uri) {
-        return pay(request, uri, null, null);
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("minimal")
     @Idempotent(endpoint = "payments.minimal", storage = ResponseStorage.MINIMAL, replayWith = "view")
     public Response createMinimal(PaymentRequest request, @Context UriInfo uri) {
-        return pay(request, uri, null, null);
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("waiting")
     @Idempotent(endpoint = "payments.waiting", inFlight = InFlightPolicy.WAIT)
-    public Response createWaiting(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Delay-Ms") Long delay) {
-        return pay(request, uri, null, delay);
+    public Response createWaiting(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("accepted")
     @Idempotent(endpoint = "payments.accepted", inFlight = InFlightPolicy.ACCEPTED)
-    public Response createAccepted(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Delay-Ms") Long delay) {
-        return pay(request, uri, null, delay);
+    public Response createAccepted(PaymentRequest request, @Context UriInfo uri) {
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("classified")
     @Idempotent(endpoint = "payments.classified", finalOn = AcquirerUnavailable.class, retryOn = PaymentRejected.class)
     public Response createClassified(PaymentRequest request, @Context UriInfo uri, @HeaderParam("X-Fail") String fail) {
-        return pay(request, uri, fail, null);
+        return pay(request, uri, fail);
     }
 
     @POST
     @Path("versioned")
     @Idempotent(endpoint = "payments.versioned")
     public Response createVersioned(PaymentRequest request, @Context UriInfo uri) {
-        return pay(request, uri, null, null);
+        return pay(request, uri, null);
     }
 
     @POST
     @Path("large")
     @Idempotent(endpoint = "payments.large")
     public Response createLarge(PaymentRequest request, @Context UriInfo uri) {
-        Response created = pay(request, uri, null, null);
+        Response created = pay(request, uri, null);
         return Response.fromResponse(created).entity("x".repeat(5000)).type(MediaType.TEXT_PLAIN).build();
     }
 
@@ -173,7 +173,7 @@ public class PaymentResource {
     @Path("large-kept")
     @Idempotent(endpoint = "payments.large-kept")
     public Response createLargeKept(PaymentRequest request, @Context UriInfo uri) {
-        Response created = pay(request, uri, null, null);
+        Response created = pay(request, uri, null);
         return Response.fromResponse(created).entity("x".repeat(5000)).type(MediaType.TEXT_PLAIN).build();
     }
 
@@ -204,7 +204,7 @@ public class PaymentResource {
             retryOn = AcquirerUnavailable.class)
     public Response createAsync(PaymentRequest request, @HeaderParam("X-Fail") String fail) {
         // No @Context UriInfo: RESTEasy's is bound to the request's thread, and the task runs on another.
-        return pay(request, null, fail, null);
+        return pay(request, null, fail);
     }
 
     @GET
@@ -219,7 +219,7 @@ public class PaymentResource {
         return new PaymentView(p.id, p.merchantOrderNo, p.amount, p.currency, p.chargeKey, 0);
     }
 
-    private Response pay(PaymentRequest request, UriInfo uri, String fail, Long delay) {
+    private Response pay(PaymentRequest request, UriInfo uri, String fail) {
         if (request != null && request.currency != null && !request.currency.matches("[A-Z]{3}")) {
             // What a Bean Validation provider throws for @Pattern on a parameter; no mapper here: 500.
             throw new jakarta.validation.ConstraintViolationException("currency must be 3 upper-case letters",
@@ -237,13 +237,6 @@ public class PaymentResource {
         payment.currency = request.currency;
         payment.chargeKey = idempotency.derive("acquirer.charge");
         payments.persist(payment);
-        if (delay != null) {
-            try {
-                Thread.sleep(delay);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         if ("transient".equals(fail)) {
             throw new AcquirerUnavailable();
         }

@@ -50,6 +50,20 @@ abstract class ConflictMatrixContract {
     /** The state and code the database answers a session that waited too long for a row lock with. */
     abstract void assertLockWaitTimeout(SQLException e);
 
+    /**
+     * How many sessions wait for a lock in a statement on a table whose name matches the one parameter (a LIKE
+     * pattern), as the database's own views show it.
+     */
+    abstract String lockWaitersSql();
+
+    /** Returns once {@code sessions} sessions are seen waiting for a lock in a statement on {@code table}. */
+    void awaitLockWaiters(String table, int sessions) {
+        // Every 200 ms: InnoDB's lock views are refreshed only when not read for 0.1 s.
+        dev.idempotency.testing.Conditions.await(sessions + " sessions waiting for a lock on " + table,
+                Duration.ofSeconds(20), Duration.ofMillis(200),
+                () -> fixture.database.count(lockWaitersSql(), "%" + table + "%") >= sessions);
+    }
+
     @BeforeEach
     void freshTables() {
         fixture = new StoreFixture(Databases.named(database()), TABLE);
@@ -126,7 +140,7 @@ abstract class ConflictMatrixContract {
             }
             // Both wait on the first claim's uncommitted row; then it rolls back (MariaDB: the two waiters'
             // shared locks deadlock, 1213, and the victim re-reads).
-            Thread.sleep(700);
+            awaitLockWaiters(TABLE, 2);
             release(false);
             List<Integer> statuses = new ArrayList<>();
             for (Future<Integer> answer : answers) {

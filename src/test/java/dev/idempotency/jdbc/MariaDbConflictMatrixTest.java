@@ -23,6 +23,11 @@ class MariaDbConflictMatrixTest extends ConflictMatrixContract {
         assertThat(e.getErrorCode()).as("lock wait timeout exceeded").isEqualTo(1205);
     }
 
+    @Override
+    String lockWaitersSql() {
+        return "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?";
+    }
+
     @Test
     void twoInsertsWaitingOnARolledBackDuplicateDeadlock() throws Exception {
         Connection first = session();
@@ -42,7 +47,7 @@ class MariaDbConflictMatrixTest extends ConflictMatrixContract {
                 }
             }));
         }
-        Thread.sleep(500);
+        awaitLockWaiters("idem_conflict_row", 2);
         first.rollback();
         List<SQLException> errors = new ArrayList<>();
         for (CompletableFuture<SQLException> w : waiters) {
@@ -77,7 +82,8 @@ class MariaDbConflictMatrixTest extends ConflictMatrixContract {
         Connection admin = session();
         int id = number(victim, "SELECT CONNECTION_ID()");
         exec(admin, "KILL CONNECTION " + id);
-        Thread.sleep(200);
+        dev.idempotency.testing.Conditions.await("the killed connection gone", java.time.Duration.ofSeconds(20),
+                () -> fixture.database.count("SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?", id) == 0);
         SQLException e = failure(() -> exec(victim, "SELECT 1"));
         record(e, Dialect.Failure.UNAVAILABLE);
     }

@@ -21,6 +21,12 @@ class PostgreSqlConflictMatrixTest extends ConflictMatrixContract {
         assertThat(e.getSQLState()).as("lock_not_available").isEqualTo("55P03");
     }
 
+    @Override
+    String lockWaitersSql() {
+        return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                + " AND query ILIKE ?";
+    }
+
     @Test
     void aRepeatableReadUpdateOfARowChangedSinceItsSnapshotIsASerializationFailure() throws Exception {
         Connection reader = session();
@@ -48,7 +54,7 @@ class PostgreSqlConflictMatrixTest extends ConflictMatrixContract {
                 return e;
             }
         });
-        Thread.sleep(300);
+        awaitLockWaiters("idem_conflict_row", 1);
         SQLException inSecond = null;
         try {
             exec(second, "UPDATE idem_conflict_row SET v = v + 1 WHERE id = 1");
@@ -69,7 +75,8 @@ class PostgreSqlConflictMatrixTest extends ConflictMatrixContract {
         int pid = number(victim, "SELECT pg_backend_pid()");
         exec(admin, "SELECT pg_terminate_backend(?)", pid);
         admin.commit();
-        Thread.sleep(200);
+        dev.idempotency.testing.Conditions.await("the terminated session gone", java.time.Duration.ofSeconds(20),
+                () -> fixture.database.count("SELECT count(*) FROM pg_stat_activity WHERE pid = ?", pid) == 0);
         SQLException e = failure(() -> exec(victim, "SELECT 1"));
         assertThat(e.getSQLState()).as(e.toString()).isIn("57P01", "08006");
         record(e, Dialect.Failure.UNAVAILABLE);

@@ -11,9 +11,17 @@ import javax.transaction.xa.Xid;
  * committed although the application sees the commit fail.
  */
 public final class CommitFailingResource implements XAResource {
+    private final java.util.concurrent.atomic.AtomicInteger hazards = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
     public void commit(Xid xid, boolean onePhase) throws XAException {
+        hazards.incrementAndGet();
         throw new XAException(XAException.XA_HEURHAZ);
+    }
+
+    /** How many commits this resource answered with the hazard: a test proves with it that the hazard happened. */
+    public int hazards() {
+        return hazards.get();
     }
 
     @Override

@@ -192,6 +192,10 @@ public class DemoFaults {
     }
 
     /** Makes the request's faults happen at the points marked {@link At}. */
+    /** The start of the log line of a request that has reached its {@code X-Demo-Delay-Ms} pause. */
+    public static final String PAUSED = "DEMO-PAUSED";
+    private static final java.util.logging.Logger PAUSES = java.util.logging.Logger.getLogger(DemoFaults.class.getName());
+
     @At
     @Interceptor
     @Priority(Interceptor.Priority.APPLICATION)
@@ -228,10 +232,12 @@ public class DemoFaults {
             return result;
         }
 
+        // The line tells a test that watches the log that the request has reached its pause (inside its transaction).
         private static void pause(long millis) {
             if (millis <= 0) {
                 return;
             }
+            PAUSES.info(() -> PAUSED + " " + millis + " ms");
             try {
                 Thread.sleep(millis);
             } catch (InterruptedException e) {
