@@ -52,6 +52,8 @@ class StatusCodesIT {
             "idempotency.endpoints.statuses.accepted.status-path=statuses/operations",
             "idempotency.endpoints.statuses.task.status-path=statuses/tasks",
             "idempotency.endpoints.statuses.keys.max-keys-per-endpoint=2",
+            // Small enough for a test to exceed it (413) without sending a megabyte.
+            "idempotency.max-request-bytes=4096",
             "idempotency.endpoints.statuses.large.max-response-bytes=1024",
             "idempotency.endpoints.statuses.large.oversize-response=fail",
             "idempotency.endpoints.statuses.in-transaction.in-flight-wait=PT1S",
@@ -278,6 +280,17 @@ class StatusCodesIT {
     }
 
     @Test
+    void aBodyOverTheLimitIs413BodyTooLargeAndTheKeyStaysFree() {
+        String key = key();
+        String tenant = "large-" + key; // a tenant of its own: the endpoint's key limit counts per tenant
+        assertProblem(api.post("statuses/keys", "{\"note\":\"" + "x".repeat(5000) + "\"}").header("X-Tenant", tenant)
+                .key(key).send(), 413, "body-too-large");
+        Api.Reply fitting = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key).send();
+        assertThat(fitting.status()).as("nothing was recorded for the refused body: " + fitting.text()).isEqualTo(201);
+        assertThat(fitting.header("Idempotent-Replayed")).isNull();
+    }
+
+    @Test
     void aBodyThatDoesNotParseStrictlyIs400BodyMalformed() {
         String key = key();
         assertProblem(api.post("statuses/keys", "{\"amount\":1,\"amount\":2}").key(key).send(), 400, "body-malformed");
@@ -357,6 +370,8 @@ class StatusCodesIT {
         String admin = "admin/idempotency/";
         Api.Reply forbidden = api.get(admin + "endpoints/statuses.superseded/records").send();
         assertProblem(forbidden, 403, "admin-forbidden");
+        assertProblem(api.get(admin + "endpoints/statuses.superseded/records?state=BOGUS").as("operator").send(), 400,
+                "admin-request-invalid");
 
         String key = key();
         CompletableFuture<Api.Reply> first = heldFirst("statuses/superseded", key);
@@ -376,11 +391,15 @@ class StatusCodesIT {
         assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").send(), 403, "admin-forbidden");
         assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").as("operator")
                 .header("If-Match", "\"0\"").send(), 412, "record-changed");
+        assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").as("operator").send(), 428,
+                "record-version-required");
 
         Api.Reply released = api.post(admin + "records/" + scopeKey + "/release", "").as("operator")
                 .header("If-Match", shown.header("ETag")).send();
         assertThat(released.status()).as(released.text()).isEqualTo(200);
         assertThat(released.json().path("state").asText()).isEqualTo("FAILED_RETRYABLE");
+        assertProblem(api.post(admin + "records/" + scopeKey + "/release", "").as("operator")
+                .header("If-Match", released.header("ETag")).send(), 409, "record-not-processing");
         release(key);
         assertProblem(first.get(30, TimeUnit.SECONDS), 409, "superseded");
         Api.Reply retry = api.post("statuses/superseded", "{}").key(key).send();

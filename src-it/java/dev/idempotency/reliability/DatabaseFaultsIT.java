@@ -81,6 +81,7 @@ class DatabaseFaultsIT {
             for (Operations.Operation op : whileDown) {
                 LoadClient.Answer answer = client.send(node.base(), op, true);
                 assertThat(answer.isRetryLater()).as("while the database is down: " + answer).isTrue();
+                assertThat(answer.body()).as("the README's 503 row").contains("/problems/store-unavailable");
                 refused++;
             }
             for (Operations.Operation op : before) {
@@ -328,6 +329,56 @@ class DatabaseFaultsIT {
                 history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
         assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    // Issue 31: the one-commit mode (claim = IN_TRANSACTION): the claim, the payment and the record's finish are one
+    // transaction, so a COMMIT whose answer is lost leaves all or nothing of it; the retry meets either the committed
+    // outcome (replayed, never run again) or nothing (run once, as a first attempt).
+    @Test
+    void aOneCommitTransactionWhoseCommitAnswerIsLostIsSettledAndNeverRunsAgain() throws Exception {
+        oneCommitCut(true, "7d. Commit outcome unknown, one commit: the connection cut right after the COMMIT",
+                "NetCrusher proxy lets the one transaction's COMMIT (claim, payment, finish) through, drops the answer"
+                        + " and closes the connection", 1, 1);
+    }
+
+    @Test
+    void aOneCommitTransactionWhoseCommitIsLostBeforeTheDatabaseRunsOnceOnRetry() throws Exception {
+        oneCommitCut(false, "7e. Commit outcome unknown, one commit: the COMMIT lost on its way to the database",
+                "NetCrusher proxy drops the one transaction's COMMIT and closes the connection (the database rolls back"
+                        + " the claim with the payment)", 0, 1);
+    }
+
+    private void oneCommitCut(boolean afterCommit, String title, String fault, int paidAfterTheCut, int attempts)
+            throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> ops = Operations.create(run(), 2, null, Operations.ONE_COMMIT_PAYMENTS);
+        long start = System.nanoTime();
+        awaitPoolValidation();
+        int cutsBefore = proxy.cuts();
+        for (Operations.Operation op : ops) {
+            proxy.armFor(DatabaseFaultsIT::isOneCommitTransaction, afterCommit);
+            LoadClient.Answer first = client.send(node.base(), op, true);
+            System.out.println("one-commit cut (after commit: " + afterCommit + "): first answer " + first);
+            assertThat(first.status() == 201 || first.isRetryLater()).as("the outcome or 503 to retry: " + first).isTrue();
+            assertThat(Checker.number(db, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order()))
+                    .as("what the database did with the one COMMIT").isEqualTo(paidAfterTheCut);
+            assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
+            assertThat(Checker.attempts(db, op)).as("one execution in all").isEqualTo(attempts);
+            awaitPoolValidation();
+        }
+        assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
+        Checker.Result result = Checker.check(ops, history, db);
+        Report.write(title, ops.size() + " keys on payments.one-commit, each retried", fault,
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(result.violations()).isEmpty();
+        assertThat(result.executed()).isEqualTo(ops.size());
+    }
+
+    /** The one-commit mode's transaction: the claim's INSERT and the payment row, then COMMIT. */
+    private static boolean isOneCommitTransaction(String statements) {
+        String sql = statements.toLowerCase();
+        return sql.contains("insert into idempotency_record") && sql.contains("insert into demo_payment");
     }
 
     /** The payment's transaction: the payment row and the record's conditional update, then COMMIT. */
