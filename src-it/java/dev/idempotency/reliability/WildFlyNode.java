@@ -180,16 +180,21 @@ final class WildFlyNode implements AutoCloseable {
     void reloadWith(Map<String, String> properties) throws IOException, InterruptedException {
         StringBuilder cli = new StringBuilder();
         properties.forEach((k, v) -> cli.append(setProperty(k, v)).append('\n'));
-        cli.append("reload\n");
+        // The operation, not the CLI's reload command: that one gives up waiting for the server after some 6 s.
+        cli.append(":reload\n");
         Path script = dir.resolve("reload.cli");
         Files.writeString(script, cli);
-        Process reload = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--connect",
-                "--controller=127.0.0.1:" + (9990 + offset), "--file=" + script)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("console.log").toFile())).start();
-        if (!reload.waitFor(120, TimeUnit.SECONDS) || reload.exitValue() != 0) {
-            reload.destroyForcibly();
-            throw new IllegalStateException("could not reload " + dir + " with " + properties + "; see console.log");
+        try (LogWatch log = watchLog()) {
+            Process reload = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--connect",
+                    "--controller=127.0.0.1:" + (9990 + offset), "--file=" + script)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("reload.out").toFile())).start();
+            if (!reload.waitFor(120, TimeUnit.SECONDS) || reload.exitValue() != 0) {
+                reload.destroyForcibly();
+                throw new IllegalStateException("could not reload " + dir + " with " + properties + "; see reload.out");
+            }
+            // The server's "started" line of the reload (WFLYSRV0025), then its demo answering again.
+            log.await("WFLYSRV0025", 120);
         }
         awaitUp();
     }
