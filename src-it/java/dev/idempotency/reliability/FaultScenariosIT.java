@@ -123,6 +123,17 @@ class FaultScenariosIT {
         }
     }
 
+    /** Sends {@code op} to node A, held {@code millis} inside its business transaction; returns once A is there. */
+    private CompletableFuture<LoadClient.Answer> pausedOnA(LoadClient client, Operations.Operation op, long millis)
+            throws Exception {
+        try (LogWatch paused = a.watchLog()) {
+            CompletableFuture<LoadClient.Answer> answer = CompletableFuture.supplyAsync(() ->
+                    client.send(a.base(), op, true, "X-Demo-Delay-Ms", Long.toString(millis)));
+            paused.await(WildFlyNode.PAUSED, 1, 30);
+            return answer;
+        }
+    }
+
     private static Object[] params(List<Operations.Operation> ops) {
         List<Object> values = new java.util.ArrayList<>();
         values.add(Operations.ONE_COMMIT_PAYMENTS);
@@ -527,11 +538,7 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), 1);
         Operations.Operation op = ops.get(0);
         long start = System.nanoTime();
-        CompletableFuture<LoadClient.Answer> stale;
-        try (LogWatch paused = a.watchLog()) {
-            stale = CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "1500"));
-            paused.await(WildFlyNode.PAUSED, 1, 30);
-        }
+        CompletableFuture<LoadClient.Answer> stale = pausedOnA(client, op, 1500);
         a.pause();
         CompletableFuture<LoadClient.Answer> takeover;
         try {
@@ -671,11 +678,7 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), 1);
         Operations.Operation op = ops.get(0);
         long start = System.nanoTime();
-        CompletableFuture<LoadClient.Answer> first;
-        try (LogWatch paused = a.watchLog()) {
-            first = CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "12000"));
-            paused.await(WildFlyNode.PAUSED, 1, 30);
-        }
+        CompletableFuture<LoadClient.Answer> first = pausedOnA(client, op, 12_000);
         int inFlight = 0;
         LoadClient.Answer retry = client.send(b.base(), op, true);
         while (!first.isDone()) {
@@ -712,11 +715,7 @@ class FaultScenariosIT {
         List<Operations.Operation> ops = Operations.create(run(), 1);
         Operations.Operation op = ops.get(0);
         long start = System.nanoTime();
-        CompletableFuture<LoadClient.Answer> first;
-        try (LogWatch paused = a.watchLog()) {
-            first = CompletableFuture.supplyAsync(() -> client.send(a.base(), op, true, "X-Demo-Delay-Ms", "2500"));
-            paused.await(WildFlyNode.PAUSED, 1, 30);
-        }
+        CompletableFuture<LoadClient.Answer> first = pausedOnA(client, op, 2500);
         // By B's own clock A's 3 s lease ended a minute ago; by the database's it has 2 s to run.
         LoadClient.Answer onSkewedNode = client.send(b.base(), op, true);
         assertThat(onSkewedNode.status()).as("in flight, not taken over").isEqualTo(409);

@@ -81,8 +81,45 @@ class MetricsTest {
                 && r.reason() == ProblemType.KEY_MISSING && r.status() == 400 && r.scopeKey().isEmpty());
     }
 
+    @Test
+    void aDuplicateThatWaitsForTheFirstsOutcomeIsCounted() throws Exception {
+        String key = UUID.randomUUID().toString();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (k.equals(key)) {
+                running.countDown();
+                try {
+                    released.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        try {
+            java.util.concurrent.CompletableFuture<Http.Reply> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> http.post("payments/waiting", String.format(PAYMENT, "W-1")).key(key).send());
+            assertThat(running.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.CompletableFuture<Http.Reply> duplicate = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> http.post("payments/waiting", String.format(PAYMENT, "W-1")).key(key).send());
+            weld.select(EventLog.class).get().await(IdempotencyEvent.WaitingForOutcome.class,
+                    e -> e.endpoint().equals("payments.waiting"));
+            released.countDown();
+            assertThat(first.get(10, java.util.concurrent.TimeUnit.SECONDS).status()).isEqualTo(201);
+            assertThat(duplicate.get(10, java.util.concurrent.TimeUnit.SECONDS).status()).isEqualTo(201);
+        } finally {
+            released.countDown();
+            PaymentResource.duringExecution = k -> { };
+        }
+        assertThat(countOn("payments.waiting", "idempotency.in.flight.waits")).isEqualTo(1);
+    }
+
     private static double count(String name, String... tags) {
-        Counter counter = MeterRegistryProducer.REGISTRY.find(name).tag("endpoint", "payments.create").tags(tags).counter();
+        return countOn("payments.create", name, tags);
+    }
+
+    private static double countOn(String endpoint, String name, String... tags) {
+        Counter counter = MeterRegistryProducer.REGISTRY.find(name).tag("endpoint", endpoint).tags(tags).counter();
         return counter == null ? 0 : counter.count();
     }
 
