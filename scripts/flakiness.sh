@@ -15,7 +15,7 @@ scripts/services.sh
 log() { echo "[flakiness $(date +%H:%M:%S)] $*" >&2; }
 
 for i in $(seq 1 "$fast_runs"); do
-  seed=$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')
+  seed=$(od -An -N8 -td8 /dev/urandom | tr -d ' ')
   log "fast tests, run $i of $fast_runs, seed $seed"
   echo "fast-$i seed $seed" >> "$out/seeds.txt"
   mvn -B -o test -Didempotency.test.seed="$seed" -Dsurefire.failIfNoSpecifiedTests=false \
