@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  * The protocol's admission: decides a request before anything runs — a claim to execute (by INSERT, or by a
  * takeover that is a compare-and-set on the owner token), a stored outcome to replay, an in-flight answer, or a
  * refusal (thrown). It never checks and then inserts: a unique violation sends it back to the record that won.
- * One class, over 350 lines, because every path of the decision loops back into {@link #decide} with the record
- * read again, for at most {@value #MAX_DECISION_ROUNDS} rounds; the in-flight answers are {@link InFlightAnswers}'.
+ * Every path of the decision loops back into {@link #decide} with the record read again, for at most
+ * {@value #MAX_DECISION_ROUNDS} rounds; the in-flight answers are {@link InFlightAnswers}', the node's claims in
+ * business transactions {@link InTransactionClaims}'.
  */
 public final class AdmissionPhase {
     private static final int MAX_DECISION_ROUNDS = 4;
@@ -36,12 +37,13 @@ public final class AdmissionPhase {
     private final ProtocolParts parts;
     private final InFlightAnswers inFlight;
     private final RecoveryPhase recovery;
-    private final ClaimsOnThisNode claimsInTransaction = new ClaimsOnThisNode();
+    private final InTransactionClaims claimsInTransaction;
 
     AdmissionPhase(ProtocolParts parts, InFlightAnswers inFlight, RecoveryPhase recovery) {
         this.parts = parts;
         this.inFlight = inFlight;
         this.recovery = recovery;
+        this.claimsInTransaction = new InTransactionClaims(parts, inFlight);
     }
 
     /**
@@ -141,9 +143,7 @@ public final class AdmissionPhase {
      * duplicates on this node no longer wait on it.
      */
     public void claimEnded(Claim claim) {
-        if (claim.inTransaction()) {
-            claimsInTransaction.leave(claim.operation().scopeKey());
-        }
+        claimsInTransaction.ended(claim);
     }
 
     /** How many operations this node claims in business transactions now. */
@@ -245,57 +245,11 @@ public final class AdmissionPhase {
         return new Admission.Execute(new Claim(op, fresh.ownerToken(), 1));
     }
 
-    /**
-     * A claim written in the business transaction (insert or takeover): a concurrent duplicate waits on the
-     * first's uncommitted row, at most the endpoint's wait and only as one of the node's capped waiters; past either,
-     * it gets the in-flight answer. Held on this node until {@link #claimEnded}; given up at once if not made.
-     */
+    /** A claim written in the business transaction ({@link InTransactionClaims}); not made, the record decides again. */
     private Admission claimInTransaction(Operation op, int round, Supplier<Boolean> write, Supplier<Admission> made) {
-        String key = op.scopeKey();
-        boolean duplicateHere = !claimsInTransaction.enter(key);
-        boolean waiting = false;
-        boolean claimed = false;
-        try {
-            if (duplicateHere && !(waiting = inFlight.tryWait(op))) {
-                throw inFlight.stillRunningInTransaction(op);
-            }
-            long started = System.nanoTime();
-            try {
-                claimed = write.get();
-            } catch (DuplicateRecordException duplicate) {
-                claimed = false;
-            } catch (StoreUnavailableException e) {
-                if (!e.isContention()) {
-                    throw e;
-                }
-                throw inFlight.stillRunningInTransaction(op);
-            } finally {
-                if (waiting) {
-                    inFlight.endWait();
-                }
-            }
-            parts.events().timed(ProtocolEvents.Step.CLAIM, op.policy().endpoint(), ProtocolEvents.since(started));
-        } finally {
-            if (!claimed) {
-                claimsInTransaction.leave(key);
-            }
-        }
-        if (!claimed) {
-            // The first committed (or changed the record) while this one waited: its record decides.
-            return decide(op, parts.reads().reread(op), round + 1);
-        }
-        Admission admission;
-        try {
-            admission = made.get();
-        } catch (RuntimeException | Error e) {
-            claimsInTransaction.leave(key);
-            throw e;
-        }
-        if (!(admission instanceof Admission.Execute)) {
-            // Settled by asking the downstream, in the business transaction, which its caller commits: nothing runs.
-            claimsInTransaction.leave(key);
-        }
-        return admission;
+        return claimsInTransaction.claim(op, write, made)
+                // The first committed (or changed the record) while this one waited: its record decides.
+                .orElseGet(() -> decide(op, parts.reads().reread(op), round + 1));
     }
 
     // At most 10, 20, 40 ms before the second, third, fourth attempt: short beside a request, long beside the

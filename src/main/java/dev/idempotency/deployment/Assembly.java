@@ -31,9 +31,6 @@ import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.RequestPreparation;
 import dev.idempotency.core.ResponseSealer;
 import dev.idempotency.core.ScopeDigest;
-import dev.idempotency.jdbc.DatabaseClock;
-import dev.idempotency.jdbc.JdbcRecordStore;
-import dev.idempotency.redis.RedisOutcomeCache;
 import dev.idempotency.json.JacksonCanonicalJson;
 import dev.idempotency.json.JsonRedactor;
 import dev.idempotency.jta.JtaTransactions;
@@ -155,32 +152,19 @@ public class Assembly implements IdempotencyMaintenance {
         transactions = new JtaTransactions(tm);
         events = new EventPublisher(beanManager.getEvent().select(IdempotencyEvent.class), Optional.ofNullable(meters),
                 transactions);
-        store = stores.isResolvable() ? stores.get() : ServerResources.jdbcStore(settings);
-        DeploymentChecks.storeServes(store, policies);
-        if (settings.createSchema() && store instanceof JdbcRecordStore jdbc) {
-            transactions.requiresNew(() -> {
-                jdbc.createSchema();
-                return null;
-            });
-        }
-        DatabaseClock databaseClock = null;
-        if (settings.usesDatabaseClock() && store instanceof JdbcRecordStore jdbc) {
-            // One time for every node: a node whose own clock runs ahead must not take over a live lease.
-            databaseClock = jdbc.databaseClock(clock, MaintenanceSchedule.CLOCK_REFRESH);
-            databaseClock.refresh();
-            clock = databaseClock;
-        }
+        StorageSetup storage = StorageSetup.assemble(settings, policies,
+                stores.isResolvable() ? Optional.of(stores.get()) : Optional.empty(),
+                outcomeCaches.isResolvable() ? Optional.of(outcomeCaches.get()) : Optional.empty(), transactions, clock,
+                Optional.ofNullable(meters));
+        store = storage.store();
+        cache = storage.cache();
+        ownCache = storage.ownCache();
+        clock = storage.clock();
         preparation = new RequestPreparation(settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 scopeResolver.orElseGet(() -> new DefaultScopeResolver(settings.tenantSource().fromHeader(),
                         settings.tenantSource().value(), settings.anonymousAllowed())), clock);
         endpoints = resolution.registry(preparation, settings.keyRules(), canonicalJson, fingerprinter, scopeDigest,
                 clock);
-        // The application's OutcomeCache bean, else Redis at idempotency.redis.url, else none.
-        Optional<RedisOutcomeCache> redis = outcomeCaches.isResolvable() ? Optional.empty()
-                : ServerResources.redis(settings, clock, Optional.ofNullable(meters));
-        ownCache = redis.isPresent();
-        cache = outcomeCaches.isResolvable() ? outcomeCaches.get()
-                : redis.<dev.idempotency.spi.OutcomeCache>map(r -> r).orElse(dev.idempotency.spi.OutcomeCache.NONE);
         protocol = new IdempotencyProtocol(store, cache, transactions, clock, new SecureRandom(), events,
                 settings.maxWaiters());
         commits = new CommitSettlement(protocol);
@@ -199,7 +183,7 @@ public class Assembly implements IdempotencyMaintenance {
         maintenance = new MaintenanceSchedule(leases, settler, protocol.recovery(), settings.purgeBatchSize(),
                 Optional.ofNullable(meters));
         maintenance.start(endpoints.all().stream().map(endpoint -> endpoint.policy().lease()).min(Duration::compareTo),
-                settings.settleInterval(), settings.purgeInterval(), Optional.ofNullable(databaseClock));
+                settings.settleInterval(), settings.purgeInterval(), storage.databaseClock());
         DocumentedOperations.publish(new DocumentedOperations(found.stream()
                 .filter(method -> method.trigger() == IdempotentMethod.Trigger.REQUEST)
                 .flatMap(method -> DocumentedOperations.of(method.method(), endpoints.policy(method.endpoint())).stream())
