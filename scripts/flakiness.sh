@@ -29,6 +29,8 @@ if [ "$scenario_runs" -gt 0 ]; then
 fi
 for i in $(seq 1 "$scenario_runs"); do
   log "fault scenarios (CI size), run $i of $scenario_runs"
+  # Only this run's reports: failsafe keeps those of earlier runs of other classes in the same directory.
+  rm -rf target/failsafe-reports/wildfly-postgresql
   mvn -B -o verify -Pit-wildfly -Dit.db=postgresql -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
     -Dit.includes='%regex[.*(FaultScenariosIT|DatabaseFaultsIT).*]' -Dmaven.test.failure.ignore=true \
     > "$out/scenarios-$i.log" 2>&1 || true

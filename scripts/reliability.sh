@@ -9,7 +9,7 @@ export CI="${CI:-true}"
 rm -f target/reliability-report.md
 mvn -B -q install -DskipTests
 mvn -B -q -f examples/payments/pom.xml package
-mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/reliability/*IT.java' -Dit.excludes='**/GaleraFaultsIT.java' -Dreliability.scale=full "$@"
+mvn -B verify -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/reliability/*IT.java' -Dit.excludes='%regex[.*(GaleraFaultsIT|PayaraServerCrashIT).*]' -Dreliability.scale=full "$@"
 # On MariaDB also the Galera scenarios (a three-node cluster of the test's own, GaleraFaultsIT).
 mvn -B verify -Pit-wildfly -Dit.db=mariadb -Dit.includes='%regex[.*(StormIT|PurgeUnderLoadIT|GaleraFaultsIT).*]' \
   -Dreliability.scale=full "$@"

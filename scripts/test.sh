@@ -49,7 +49,7 @@ rm -f target/reliability-report.md
 step "real-server tests: WildFly + H2, an idempotent message-driven bean, and a storm on two nodes sharing an H2 TCP server"
 mvn -B verify "${it[@]}" -Pit-wildfly -Dit.db=h2 -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|StormIT|PurgeUnderLoadIT).*]' "$@"
 step "real-server tests: WildFly + PostgreSQL, two WildFly nodes on it, and the fault scenarios (CI size)"
-mvn -B verify "${it[@]}" -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' -Dit.excludes='**/GaleraFaultsIT.java' "$@"
+mvn -B verify "${it[@]}" -Pit-wildfly -Dit.db=postgresql -Dit.includes='**/*IT.java' -Dit.excludes='%regex[.*(GaleraFaultsIT|PayaraServerCrashIT).*]' "$@"
 step "real-server tests: WildFly on Java 25 + MariaDB (the library built on Java 17), a storm on two nodes, and on a Galera cluster"
 JAVA_HOME="$jdk25" mvn -B verify "${it[@]}" -Pit-wildfly -Dit.db=mariadb -Dit.library="$java17_library" \
   -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|StormIT|PurgeUnderLoadIT|GaleraFaultsIT).*]' "$@"
@@ -57,7 +57,7 @@ cat target/reliability-report.md
 step "real-server tests: Payara Micro 7 (Jakarta EE 11) on Java 25 + H2 (the library built on Java 17)"
 PAYARA_MICRO_VERSION=7.2026.11 JAVA_HOME="$jdk25" mvn -B verify "${it[@]}" -Pit-payara -Dit.db=h2 \
   -Dit.library="$java17_library" "$@"
-step "real-server tests: Payara Server + PostgreSQL (configured with asadmin), an idempotent message-driven bean on OpenMQ"
+step "real-server tests: Payara Server + PostgreSQL (configured with asadmin), an idempotent message-driven bean on OpenMQ, kill -9 inside asynchronous tasks"
 mvn -B verify "${it[@]}" -Pit-payara-server -Dit.db=postgresql \
-  -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT).*]' "$@"
+  -Dit.includes='%regex[.*(PaymentsContractIT|StatusCodesIT|MessagesIT|BusinessMethodsIT|PayaraServerCrashIT).*]' "$@"
 step "all tests passed"

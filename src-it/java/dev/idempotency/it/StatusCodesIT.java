@@ -15,20 +15,14 @@ import dev.idempotency.it.statuses.TestControl;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
-import org.jboss.shrinkwrap.api.ShrinkWrap;
-import org.jboss.shrinkwrap.api.asset.EmptyAsset;
-import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -63,25 +57,11 @@ class StatusCodesIT {
 
     @Deployment(testable = false)
     static WebArchive statuses() throws Exception {
-        String webInf = "examples/payments/src/main/webapp/WEB-INF/";
-        return ShrinkWrap.create(WebArchive.class, "statuses.war")
+        return TestApplication.create("statuses", CONFIG, webXml -> webXml)
                 .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
                         TaskOperations.class, StatusesResource.TaskOutcome.class,
                         DirectCall.class, TestControl.class, Holds.class, StatusesAdmin.class, DownstreamEcho.class,
-                        EchoApi.class, LedgerApi.class)
-                .addAsLibrary(new File(System.getProperty("it.library")))
-                .addAsResource(new StringAsset(CONFIG), "META-INF/microprofile-config.properties")
-                .addAsWebInfResource(EmptyAsset.INSTANCE, "beans.xml")
-                // The demo's realm and role (HTTP Basic, role user), under this application's context root.
-                .addAsWebInfResource(new StringAsset(Files.readString(Path.of(webInf, "web.xml"))
-                        .replaceAll("(?s)\\s*<error-page>.*?</error-page>", "")), "web.xml")
-                .addAsWebInfResource(new StringAsset(contextRoot(webInf + "jboss-web.xml")), "jboss-web.xml")
-                .addAsWebInfResource(new StringAsset(contextRoot(webInf + "glassfish-web.xml")), "glassfish-web.xml");
-    }
-
-    private static String contextRoot(String descriptor) throws Exception {
-        return Files.readString(Path.of(descriptor)).replace("<context-root>/demo</context-root>",
-                "<context-root>/statuses</context-root>");
+                        EchoApi.class, LedgerApi.class);
     }
 
     @ArquillianResource

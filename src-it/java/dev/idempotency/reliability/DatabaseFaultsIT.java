@@ -278,7 +278,7 @@ class DatabaseFaultsIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), 2);
         long start = System.nanoTime();
-        awaitPoolValidation();
+        removeCutConnections();
         int cutsBefore = proxy.cuts();
         for (Operations.Operation op : ops) {
             proxy.armFor(DatabaseFaultsIT::isPaymentTransaction, true);
@@ -289,7 +289,7 @@ class DatabaseFaultsIT {
                     .as("the database did commit").isEqualTo(1);
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
             assertThat(Checker.attempts(db, op)).as("replayed, never run again").isEqualTo(1);
-            awaitPoolValidation();
+            removeCutConnections();
         }
         assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
         Checker.Result result = Checker.check(ops, history, db);
@@ -307,7 +307,7 @@ class DatabaseFaultsIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), 2);
         long start = System.nanoTime();
-        awaitPoolValidation();
+        removeCutConnections();
         int cutsBefore = proxy.cuts();
         for (Operations.Operation op : ops) {
             proxy.armFor(DatabaseFaultsIT::isPaymentTransaction, false);
@@ -319,7 +319,7 @@ class DatabaseFaultsIT {
                     .as("the database never saw the COMMIT").isZero();
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
             assertThat(Checker.attempts(db, op)).as("run again once").isEqualTo(2);
-            awaitPoolValidation();
+            removeCutConnections();
         }
         assertThat(proxy.cuts() - cutsBefore).as("one commit dropped per key").isEqualTo(ops.size());
         Checker.Result result = Checker.check(ops, history, db);
@@ -354,7 +354,7 @@ class DatabaseFaultsIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), 2, null, Operations.ONE_COMMIT_PAYMENTS);
         long start = System.nanoTime();
-        awaitPoolValidation();
+        removeCutConnections();
         int cutsBefore = proxy.cuts();
         for (Operations.Operation op : ops) {
             proxy.armFor(DatabaseFaultsIT::isOneCommitTransaction, afterCommit);
@@ -365,7 +365,7 @@ class DatabaseFaultsIT {
                     .as("what the database did with the one COMMIT").isEqualTo(paidAfterTheCut);
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
             assertThat(Checker.attempts(db, op)).as("one execution in all").isEqualTo(attempts);
-            awaitPoolValidation();
+            removeCutConnections();
         }
         assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
         Checker.Result result = Checker.check(ops, history, db);
@@ -393,7 +393,7 @@ class DatabaseFaultsIT {
         LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
         List<Operations.Operation> ops = Operations.create(run(), 2);
         long start = System.nanoTime();
-        awaitPoolValidation();
+        removeCutConnections();
         int cutsBefore = proxy.cuts();
         for (Operations.Operation op : ops) {
             proxy.armFor(tx -> tx.toLowerCase().contains("insert into idempotency_record")
@@ -403,7 +403,7 @@ class DatabaseFaultsIT {
             assertThat(first.isRetryLater()).as("the first answer: " + first).isTrue();
             assertThat(client.settle(node.base(), op).status()).isEqualTo(201);
             assertThat(Checker.attempts(db, op)).as("the given-back claim, then one execution").isEqualTo(2);
-            awaitPoolValidation();
+            removeCutConnections();
         }
         assertThat(proxy.cuts() - cutsBefore).as("one commit cut per key").isEqualTo(ops.size());
         Checker.Result result = Checker.check(ops, history, db);
@@ -415,11 +415,12 @@ class DatabaseFaultsIT {
     }
 
     /**
-     * The cut connection stays in the pool in a state its next transaction cannot use (pgjdbc's XA state);
-     * the datasource's background validation (every 5 s) removes it. Waiting for it keeps one cut per key.
+     * The cut connection stays idle in the pool in a state its next transaction cannot use (pgjdbc's XA state) until
+     * the datasource's validation removes it: removed at once, so that the next key meets a sound pool and each key
+     * gets exactly one cut.
      */
-    private static void awaitPoolValidation() {
-        LoadClient.pause(6000);
+    private void removeCutConnections() throws Exception {
+        node.flushInvalidConnections();
     }
 
     private int terminateNodeConnections() throws Exception {

@@ -182,21 +182,36 @@ final class WildFlyNode implements AutoCloseable {
         properties.forEach((k, v) -> cli.append(setProperty(k, v)).append('\n'));
         // The operation, not the CLI's reload command: that one gives up waiting for the server after some 6 s.
         cli.append(":reload\n");
-        Path script = dir.resolve("reload.cli");
-        Files.writeString(script, cli);
         try (LogWatch log = watchLog()) {
-            Process reload = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--connect",
-                    "--controller=127.0.0.1:" + (9990 + offset), "--file=" + script)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("reload.out").toFile())).start();
-            if (!reload.waitFor(120, TimeUnit.SECONDS) || reload.exitValue() != 0) {
-                reload.destroyForcibly();
-                throw new IllegalStateException("could not reload " + dir + " with " + properties + "; see reload.out");
-            }
+            manage("reload", cli.toString());
             // The server's "started" line of the reload (WFLYSRV0025), then its demo answering again.
             log.await("WFLYSRV0025", 120);
         }
         awaitUp();
+    }
+
+    /**
+     * Removes the connections of the demo's datasource ({@code PaymentsDS}) that its valid-connection checker finds
+     * broken, now, as its background validation does every 5 s: a connection cut under a transaction stays idle in
+     * the pool in a state the next transaction cannot use (pgjdbc's XA state) until one of the two removes it.
+     */
+    void flushInvalidConnections() throws IOException, InterruptedException {
+        manage("flush", "/subsystem=datasources/xa-data-source=PaymentsDS:flush-invalid-connection-in-pool\n");
+    }
+
+    /** Runs management operations on the running node (jboss-cli, as an operator does); fails when one fails. */
+    private void manage(String what, String operations) throws IOException, InterruptedException {
+        Path script = dir.resolve(what + ".cli");
+        Files.writeString(script, operations);
+        Process cli = new ProcessBuilder(home.resolve("bin/jboss-cli.sh").toString(), "--connect",
+                "--controller=127.0.0.1:" + (9990 + offset), "--file=" + script)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(what + ".out").toFile())).start();
+        if (!cli.waitFor(120, TimeUnit.SECONDS) || cli.exitValue() != 0) {
+            cli.destroyForcibly();
+            throw new IllegalStateException("could not " + what + " " + dir + ": " + operations.trim() + "; see "
+                    + what + ".out");
+        }
     }
 
     /** Management operations on the stopped node's configuration (an embedded server, as configure.sh does). */
