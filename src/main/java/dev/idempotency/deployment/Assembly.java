@@ -174,7 +174,7 @@ public class Assembly implements IdempotencyMaintenance {
                 .map(endpoint -> new Settler.Endpoint(endpoint.policy(), endpoint.resolver())).toList(),
                 settings.settleAfter(), settings.settleLookBack(), settings.purgeBatchSize());
         methodCall = new MethodCall(transactions, protocol.admission(), execution, commits, outcomes, problems::storedOutcome,
-                this::callerName);
+                new ContainerCaller(principals));
         messageDelivery = new MessageDelivery(transactions, protocol.admission(), execution, problems::storedOutcome,
                 events);
         statusLookups = new StatusLookups(endpoints, settings.keyRules(), preparation, scopeDigest,
@@ -278,8 +278,6 @@ public class Assembly implements IdempotencyMaintenance {
         return transactions;
     }
 
-
-
     /** The endpoint of an intercepted method, matching overrides by signature; null if not idempotent. */
     public IdempotentEndpoint method(Method invoked) {
         return endpoints.of(invoked);
@@ -297,22 +295,6 @@ public class Assembly implements IdempotencyMaintenance {
     /** The path of business methods. */
     public MethodCall calls() {
         return methodCall;
-    }
-
-    /**
-     * The container's authenticated caller on this thread (the {@link java.security.Principal} bean), if any;
-     * empty where there is no such bean (outside a server) or it names nobody.
-     */
-    public Optional<String> callerName() {
-        if (!principals.isResolvable()) {
-            return Optional.empty();
-        }
-        try {
-            java.security.Principal caller = principals.get();
-            return Optional.ofNullable(caller == null ? null : caller.getName()).filter(name -> !name.isEmpty());
-        } catch (RuntimeException noSecurityContext) {
-            return Optional.empty();
-        }
     }
 
     /** The path of message listeners. */
