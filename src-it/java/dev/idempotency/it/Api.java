@@ -62,6 +62,21 @@ final class Api {
         return new Call("GET", path, null);
     }
 
+    Call delete(String path) {
+        return new Call("DELETE", path, null);
+    }
+
+    /**
+     * Lets the requests held by {@code X-Demo-Hold: name} go on (DemoFaults.Holds): a test keeps requests inside
+     * their transactions for exactly as long as it needs them there, instead of guessing a delay.
+     */
+    void release(String hold) {
+        Reply released = delete("demo-faults/holds/" + hold).send();
+        if (released.status() != 204) {
+            throw new AssertionError("hold " + hold + " not released: " + released.status() + " " + released.text());
+        }
+    }
+
     final class Call {
         private final HttpRequest.Builder request;
         private final String method;

@@ -403,64 +403,87 @@ class PaymentsContractIT {
 
     @Test
     void aUserWithFiveOperationsInFlightGets429() throws Exception {
+        // The five stay inside their transactions until released, however long the checks below take.
+        String hold = "five-" + key();
         List<CompletableFuture<Api.Reply>> running = new ArrayList<>();
         List<String> keys = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            String key = key();
-            String order = order("L" + i);
-            keys.add(key);
-            running.add(CompletableFuture.supplyAsync(() ->
-                    api.post("payments", payment(order, "1")).as("bob").key(key).header("X-Demo-Delay-Ms", "2000").send()));
+        try {
+            for (int i = 0; i < 5; i++) {
+                String key = key();
+                String order = order("L" + i);
+                keys.add(key);
+                running.add(CompletableFuture.supplyAsync(() ->
+                        api.post("payments", payment(order, "1")).as("bob").key(key).header("X-Demo-Hold", hold).send()));
+            }
+            for (String key : keys) {
+                awaitState(key, "bob", "PROCESSING");
+            }
+            Api.Reply limited = api.post("payments", payment(order("L5"), "1")).as("bob").key(key()).send();
+            assertProblem(limited, 429, "too-many-in-flight");
+            assertThat(limited.header("Retry-After")).isNotNull();
+            assertThat(api.post("payments", payment(order("L6"), "1")).key(key()).send().status()).as("alice is served")
+                    .isEqualTo(201);
+        } finally {
+            api.release(hold);
         }
-        for (String key : keys) {
-            awaitState(key, "bob", "PROCESSING");
-        }
-        Api.Reply limited = api.post("payments", payment(order("L5"), "1")).as("bob").key(key()).send();
-        assertProblem(limited, 429, "too-many-in-flight");
-        assertThat(limited.header("Retry-After")).isNotNull();
-        assertThat(api.post("payments", payment(order("L6"), "1")).key(key()).send().status()).as("alice is served")
-                .isEqualTo(201);
         for (CompletableFuture<Api.Reply> r : running) {
             assertThat(r.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
         }
     }
 
     @Test
-    void sixtyFourConcurrentNewOperationsOfOneUserNeverRunMoreThanFive() throws Exception {
-        // The demo allows 5 operations in flight per user; each payment stays 1.5 s in its transaction, so all
-        // 64 overlap. The limit is counted in the claim's transaction: never a sixth, whatever the interleaving.
+    void sixtyFourConcurrentNewOperationsOfOneUserRunExactlyFive() throws Exception {
+        // The demo allows 5 operations in flight per user. Every admitted payment is held inside its transaction
+        // until all the others have been answered, so all 64 overlap whatever the machine's speed: the limit is
+        // counted in the claim's transaction, so exactly five run and the other 59 get 429 — never a sixth, and
+        // never a 503 (a claim refused by the limit is an answer, not a failure).
         int senders = 64;
+        int limit = 5;
+        String hold = "carol-" + key();
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(senders);
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         List<String> orders = new ArrayList<>();
         List<java.util.concurrent.Future<Api.Reply>> replies = new ArrayList<>();
+        java.util.concurrent.CompletionService<Api.Reply> answered = new java.util.concurrent.ExecutorCompletionService<>(pool);
+        int created = 0;
         try {
             for (int i = 0; i < senders; i++) {
                 String order = order("Q" + i);
                 orders.add(order);
-                replies.add(pool.submit(() -> {
+                replies.add(answered.submit(() -> {
                     go.await();
                     return api.post("payments", payment(order, "1")).as("carol").key(key())
-                            .header("X-Demo-Delay-Ms", "1500").send();
+                            .header("X-Demo-Hold", hold).send();
                 }));
             }
             go.countDown();
-            int created = 0;
+            // The refused ones answer at once; the admitted ones cannot answer before the release.
+            for (int i = 0; i < senders - limit; i++) {
+                java.util.concurrent.Future<Api.Reply> first = answered.poll(60, TimeUnit.SECONDS);
+                assertThat(first).as("answer %d of the %d refusals expected while five are held", i + 1,
+                        senders - limit).isNotNull();
+                Api.Reply reply = first.get();
+                assertProblem(reply, 429, "too-many-in-flight");
+                assertThat(reply.header("Retry-After")).isNotNull();
+            }
+            assertThat(replies.stream().filter(java.util.concurrent.Future::isDone).count())
+                    .as("five still held inside their transactions").isEqualTo(senders - limit);
+        } finally {
+            api.release(hold);
+        }
+        try {
             for (java.util.concurrent.Future<Api.Reply> f : replies) {
                 Api.Reply reply = f.get(60, TimeUnit.SECONDS);
                 if (reply.status() == 201) {
                     created++;
-                } else {
-                    assertProblem(reply, 429, "too-many-in-flight");
-                    assertThat(reply.header("Retry-After")).isNotNull();
                 }
             }
-            assertThat(created).isBetween(1, 5);
+            assertThat(created).isEqualTo(limit);
             int paid = 0;
             for (String order : orders) {
                 paid += api.get("payments?merchantOrderNo=" + order).as("carol").send().list().size();
             }
-            assertThat(paid).as("one payment per 201, none for a 429").isEqualTo(created);
+            assertThat(paid).as("one payment per 201, none for a 429").isEqualTo(limit);
         } finally {
             pool.shutdownNow();
         }

@@ -39,7 +39,11 @@ import java.util.Map;
  *   {@code X-Demo-Fail: at-commit}: the commit itself fails, after the idempotency record was updated in the
  *   same transaction (503, both rolled back);</li>
  *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
- *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout.</li>
+ *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout;</li>
+ *   <li>{@code X-Demo-Hold: name} where {@code X-Demo-Delay-Ms} acts: the request waits there (after its delay, if
+ *   any) until {@code DELETE /demo-faults/holds/name} releases the hold ({@link Holds}), at most 60 s. A test that
+ *   must see requests in flight while it acts keeps them there for exactly as long as it needs, however slow or
+ *   fast the machine; a release before any request arrives lets them all through.</li>
  * </ul>
  * They act at the {@link At} points of the demo's data services ({@link Injector}), also inside the task of
  * {@code POST /payments/async} and in the listener of a command sent by {@code POST /payment-commands}, which get
@@ -51,11 +55,13 @@ public class DemoFaults {
     static final String DELAY = "X-Demo-Delay-Ms";
     static final String FAIL = "X-Demo-Fail";
     static final String ACQUIRER_DELAY = "X-Demo-Acquirer-Delay-Ms";
+    static final String HOLD = "X-Demo-Hold";
     private static final long MAX_DELAY_MS = 60_000;
 
     private long delayMillis;
     private String fail;
     private Long acquirerDelayMillis;
+    private String hold;
 
     // The faults of the latest request of each operation (caller and key), for its asynchronous task or its
     // message's listener: they run in a request context of their own, where the request's headers are not.
@@ -67,8 +73,17 @@ public class DemoFaults {
                 }
             });
 
-    private record Recorded(long delayMillis, String fail, Long acquirerDelayMillis) {
+    record Recorded(long delayMillis, String fail, Long acquirerDelayMillis, String hold) {
     }
+
+    // The holds by name: a latch each, released once; created by whichever comes first, the request or the release.
+    private static final Map<String, java.util.concurrent.CountDownLatch> HOLDS = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, java.util.concurrent.CountDownLatch> eldest) {
+                    return size() > 1_000;
+                }
+            });
 
     @Inject
     IdempotencyContext idempotency;
@@ -82,15 +97,16 @@ public class DemoFaults {
         Recorded recorded = idempotency.scope().map(scope -> OF_OPERATIONS.get(scope.principal() + "\n" + scope.key()))
                 .orElse(null);
         if (recorded != null) {
-            record(recorded.delayMillis(), recorded.fail(), recorded.acquirerDelayMillis());
+            record(recorded);
         }
     }
 
     // Set and read through methods: the filter and the interceptor hold the request-scoped proxy.
-    void record(long delayMillis, String fail, Long acquirerDelayMillis) {
-        this.delayMillis = delayMillis;
-        this.fail = fail;
-        this.acquirerDelayMillis = acquirerDelayMillis;
+    void record(Recorded recorded) {
+        this.delayMillis = recorded.delayMillis();
+        this.fail = recorded.fail();
+        this.acquirerDelayMillis = recorded.acquirerDelayMillis();
+        this.hold = recorded.hold();
     }
 
     long delayMillis() {
@@ -105,6 +121,14 @@ public class DemoFaults {
         return acquirerDelayMillis;
     }
 
+    String hold() {
+        return hold;
+    }
+
+    private static java.util.concurrent.CountDownLatch latch(String hold) {
+        return HOLDS.computeIfAbsent(hold, name -> new java.util.concurrent.CountDownLatch(1));
+    }
+
     /**
      * Keeps this request's faults for the operation {@code key} of {@code caller}, which another context runs: an
      * asynchronous task, or the listener of a payment command this request sends.
@@ -115,7 +139,7 @@ public class DemoFaults {
         }
         DemoFaults current = CDI.current().select(DemoFaults.class).get();
         OF_OPERATIONS.put(caller + "\n" + key, new Recorded(current.delayMillis(), current.fail(),
-                current.acquirerDelayMillis()));
+                current.acquirerDelayMillis(), current.hold()));
     }
 
     /** Whether this server honours the fault headers ({@code demo.faults}, default false). */
@@ -150,9 +174,9 @@ public class DemoFaults {
             }
             String acquirerDelay = request.getHeaderString(ACQUIRER_DELAY);
             Recorded recorded = new Recorded(millis(request.getHeaderString(DELAY), DELAY),
-                    request.getHeaderString(FAIL), acquirerDelay == null ? null : millis(acquirerDelay, ACQUIRER_DELAY));
-            CDI.current().select(DemoFaults.class).get().record(recorded.delayMillis(), recorded.fail(),
-                    recorded.acquirerDelayMillis());
+                    request.getHeaderString(FAIL), acquirerDelay == null ? null : millis(acquirerDelay, ACQUIRER_DELAY),
+                    holdName(request.getHeaderString(HOLD)));
+            CDI.current().select(DemoFaults.class).get().record(recorded);
             String key = request.getHeaderString("Idempotency-Key");
             java.security.Principal caller = request.getSecurityContext().getUserPrincipal();
             if (key != null && caller != null) {
@@ -169,6 +193,27 @@ public class DemoFaults {
             } catch (NumberFormatException e) {
                 throw DemoProblem.invalid(header + " must be a number of milliseconds");
             }
+        }
+    }
+
+    static String holdName(String value) {
+        if (value != null && !value.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw DemoProblem.invalid(HOLD + " must be 1 to 64 letters, digits, '.', '_' or '-'");
+        }
+        return value;
+    }
+
+    /** {@code DELETE /demo-faults/holds/{name}}: lets every request held by {@code X-Demo-Hold: name} go on (204). */
+    @jakarta.ws.rs.Path("demo-faults/holds")
+    public static class Holds {
+        @jakarta.ws.rs.DELETE
+        @jakarta.ws.rs.Path("{name}")
+        public jakarta.ws.rs.core.Response release(@jakarta.ws.rs.PathParam("name") String name) {
+            if (!enabled()) {
+                throw DemoProblem.notFound("demo-faults/holds (fault injection is off on this server: demo.faults)");
+            }
+            latch(holdName(name)).countDown();
+            return jakarta.ws.rs.core.Response.noContent().build();
         }
     }
 
@@ -191,11 +236,11 @@ public class DemoFaults {
         }
     }
 
-    /** Makes the request's faults happen at the points marked {@link At}. */
     /** The start of the log line of a request that has reached its {@code X-Demo-Delay-Ms} pause. */
     public static final String PAUSED = "DEMO-PAUSED";
     private static final java.util.logging.Logger PAUSES = java.util.logging.Logger.getLogger(DemoFaults.class.getName());
 
+    /** Makes the request's faults happen at the points marked {@link At}. */
     @At
     @Interceptor
     @Priority(Interceptor.Priority.APPLICATION)
@@ -209,11 +254,11 @@ public class DemoFaults {
         public Object inject(InvocationContext invocation) throws Exception {
             Point point = invocation.getMethod().getAnnotation(At.class).value();
             if (point == Point.BEFORE_SETTLEMENT) {
-                pause(faults.delayMillis());
+                pause(faults.delayMillis(), faults.hold());
                 return invocation.proceed();
             }
             Object result = invocation.proceed();
-            pause(faults.delayMillis());
+            pause(faults.delayMillis(), faults.hold());
             if ("transient".equalsIgnoreCase(faults.fail())) {
                 throw DemoProblem.transientFailure();
             }
@@ -233,13 +278,16 @@ public class DemoFaults {
         }
 
         // The line tells a test that watches the log that the request has reached its pause (inside its transaction).
-        private static void pause(long millis) {
-            if (millis <= 0) {
-                return;
-            }
-            PAUSES.info(() -> PAUSED + " " + millis + " ms");
+        private static void pause(long millis, String hold) {
             try {
-                Thread.sleep(millis);
+                if (millis > 0) {
+                    PAUSES.info(() -> PAUSED + " " + millis + " ms");
+                    Thread.sleep(millis);
+                }
+                if (hold != null) {
+                    PAUSES.info(() -> PAUSED + " until " + hold + " is released");
+                    latch(hold).await(MAX_DELAY_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
