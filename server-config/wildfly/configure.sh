@@ -32,25 +32,28 @@ service_password="$(head -c 24 /dev/urandom | base64 -w0 | tr -d '/+=')"
   echo "demo.acquirer.url=http://127.0.0.1:${HTTP_PORT:-8080}/demo/api"
 } > "$props"
 
-# The CLI prints its errors on stdout: keep them, drop the rest.
-run_inline() {
-  printf 'embed-server --std-out=discard --server-config=standalone-full.xml\n%s\nstop-embedded-server\n' "$1" > "$props.cli"
-  "$cli" --resolve-parameter-values --properties="$props" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }
-}
-run() { "$cli" --resolve-parameter-values --properties="$props" --file="$here/$1" > "$props.out" 2>&1 || { cat "$props.out" >&2; return 1; }; }
-run "datasource-$db.cli"
-if [ -n "$password" ]; then
-  # Not in the datasource scripts: MariaDB's root has none here, and the CLI refuses an empty value.
-  kind=data-source; [ "$db" = postgresql ] && kind=xa-data-source
-  run_inline "/subsystem=datasources/$kind=PaymentsDS:write-attribute(name=password, value=\${db.password})"
-fi
-run idempotency.cli
-run messaging.cli
-run observability.cli
+# The CLI prints its errors on stdout: keep them, drop the rest. Every script below runs in one embedded server
+# (each embed-server start costs 5-10 s), resolving ${db.url} and the like from $props.
+body() { grep -v -e '^embed-server' -e '^stop-embedded-server' "$here/$1"; }
+{
+  echo "embed-server --std-out=discard --server-config=standalone-full.xml"
+  body "datasource-$db.cli"
+  if [ -n "$password" ]; then
+    # Not in the datasource scripts: MariaDB's root has none here, and the CLI refuses an empty value.
+    kind=data-source; [ "$db" = postgresql ] && kind=xa-data-source
+    echo "/subsystem=datasources/$kind=PaymentsDS:write-attribute(name=password, value=\${db.password})"
+  fi
+  body idempotency.cli
+  body messaging.cli
+  body observability.cli
+  if [ "$demo" = "--demo" ]; then body demo.cli; fi
+  echo "stop-embedded-server"
+} > "$props.cli"
+"$cli" --resolve-parameter-values --properties="$props" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; exit 1; }
 # The library's secrets never stand in the configuration in clear: each is an encrypted expression
 # (${ENC::idempotency:...}) of the Elytron resolver that idempotency.cli adds, which the server decrypts at boot
 # with the key of its credential store (standalone/configuration/idempotency-credentials.cs, readable by the
-# server's user only). The other settings are plain system properties.
+# server's user only). The other settings are plain system properties, added or (demo.faults) overwritten.
 declare -A secrets=([idempotency.secret]="$secret")
 plain=()
 for kv in ${EXTRA_SYSTEM_PROPERTIES:-}; do
@@ -70,15 +73,19 @@ names=("${!secrets[@]}")
 "$cli" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; exit 1; }
 mapfile -t expressions < <(sed -n 's/.*"expression" => "\(\${ENC::[^"]*}\)".*/\1/p' "$props.out")
 [ "${#expressions[@]}" -eq "${#names[@]}" ] || { echo "configure.sh: the secrets were not encrypted" >&2; cat "$props.out" >&2; exit 1; }
+# Not resolved by the CLI: the values stand in the configuration as given (the server resolves expressions).
+set_property() {
+  printf 'if (outcome == success) of /system-property=%s:read-resource\n  /system-property=%s:write-attribute(name=value, value="%s")\nelse\n  /system-property=%s:add(value="%s")\nend-if\n' \
+    "$1" "$1" "$2" "$1" "$2"
+}
 {
   echo "embed-server --std-out=discard --server-config=standalone-full.xml"
-  for i in "${!names[@]}"; do echo "/system-property=${names[$i]}:add(value=\"${expressions[$i]}\")"; done
-  for kv in ${plain[@]+"${plain[@]}"}; do echo "/system-property=${kv%%=*}:add(value=\"${kv#*=}\")"; done
+  for i in "${!names[@]}"; do set_property "${names[$i]}" "${expressions[$i]}"; done
+  for kv in ${plain[@]+"${plain[@]}"}; do set_property "${kv%%=*}" "${kv#*=}"; done
   echo "stop-embedded-server"
 } > "$props.cli"
 "$cli" --file="$props.cli" > "$props.out" 2>&1 || { cat "$props.out" >&2; exit 1; }
 if [ "$demo" = "--demo" ]; then
-  run demo.cli
   conf="$home/standalone/configuration"
   hash() { printf '%s' "$1:ApplicationRealm:$2" | md5sum | cut -d' ' -f1; }
   # eve is known to the realm but belongs to no tenant (the demo answers her 403 no-tenant).

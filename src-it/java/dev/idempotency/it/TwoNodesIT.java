@@ -48,11 +48,12 @@ class TwoNodesIT {
     @ArquillianResource
     URL base;
     // Configured as the demo would be where it was copied into an application: no demo.faults.
-    private static SecondWildFly second;
+    private static dev.idempotency.reliability.WildFlyNode second;
 
+    // The fault tests' node (port offset 100): a copy of this stage's server configuration, secret and properties.
     @BeforeAll
     static void startSecondNode() throws Exception {
-        second = SecondWildFly.start("demo.faults=false");
+        second = dev.idempotency.reliability.WildFlyNode.start(0, Map.of("demo.faults", "false"));
     }
 
     @AfterAll
