@@ -73,6 +73,9 @@ case "$server" in
         || { cat "$dir.asadmin.out" >&2; exit 1; }
       rm -f "$alias"
     done
+    # The tests' domain only: the client compiler alone boots it a quarter faster on 2 cores; they measure no speed.
+    "$asadmin" create-jvm-options '-XX\:TieredStopAtLevel=1' >> "$dir.asadmin.out" 2>&1 \
+      || { cat "$dir.asadmin.out" >&2; exit 1; }
     "$asadmin" stop-domain >> "$dir.asadmin.out" 2>&1
     if grep -q -E "failed\.|remote failure" "$dir.asadmin.out"; then cat "$dir.asadmin.out" >&2; exit 1; fi ;;
   *) echo "provision: unknown server '$server'" >&2; exit 2 ;;
