@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.request
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -67,6 +67,11 @@ LIBRARY_TABLE = "idempotency_record"  # as bench/prefill.sql knows it
 REFERENCE_TABLE = "bench_ref_record"
 HEAVY_USER = "heavy"
 RUN_NONCE = uuid.uuid4().hex[:8]
+# run.sh's BASELINE: the revision whose library the second WAR (/bench-baseline) carries; every library row then
+# has a twin there, measured right after it (before it in every other repetition).
+BASELINE = os.environ.get("BENCH_BASELINE", "")
+BASELINE_API = "/bench-baseline/api"
+CONTEXTS = ["/bench"] + (["/bench-baseline"] if BASELINE else [])
 
 
 def log(message):
@@ -122,7 +127,20 @@ def rows():
                        SINGLE_CONNECTIONS, keys="new", table=LIBRARY_TABLE, reset={"records": n, "heavy_keys": 0}))
     if ONLY:
         out = [r for r in out if any(r.id == o or r.id.startswith(o + "-") for o in ONLY)]
+    if BASELINE:
+        with_twins = []
+        for r in out:
+            with_twins.append(r)
+            if is_library_row(r):
+                with_twins.append(replace(r, id=f"baseline-{r.id}", label=f"{r.label} [baseline {BASELINE}]",
+                                          path=BASELINE_API + r.path[len(API):], results=[]))
+        out = with_twins
     return out
+
+
+def is_library_row(row):
+    """A row whose endpoint the library serves (the others, ping, plain and the reference, need no twin)."""
+    return row.path.startswith(f"{API}/idempotent") or row.path.startswith(f"{API}/heavy")
 
 
 # ------------------------------------------------------------------------------------------ database
@@ -278,14 +296,17 @@ def quiesce():
 
 
 def answered():
-    """Requests the server has answered (bench/app's RequestCounter)."""
-    conn = http.client.HTTPConnection(HTTP_HOST, HTTP_PORT, timeout=30)
-    try:
-        conn.request("GET", "/bench/answered")
-        response = conn.getresponse()
-        return int(response.read().decode())
-    finally:
-        conn.close()
+    """Requests the server has answered (bench/app's RequestCounter, of both WARs when there is a baseline)."""
+    total = 0
+    for context in CONTEXTS:
+        conn = http.client.HTTPConnection(HTTP_HOST, HTTP_PORT, timeout=30)
+        try:
+            conn.request("GET", f"{context}/answered")
+            response = conn.getresponse()
+            total += int(response.read().decode())
+        finally:
+            conn.close()
+    return total
 
 
 # ------------------------------------------------------------------------------------------- logs
@@ -352,6 +373,11 @@ def smoke_check():
                            ("heavy", "heavy")):
             answers[name] = post(conn, f"{API}/{path}", f"check-{RUN_NONCE}-{name}", "check")[0]
         answers["idempotent again"] = post(conn, f"{API}/idempotent", f"check-{RUN_NONCE}-idempotent", "check")
+        if BASELINE:
+            answers["baseline idempotent"] = post(conn, f"{BASELINE_API}/idempotent",
+                                                  f"check-{RUN_NONCE}-baseline", "check")[0]
+            answers["baseline idempotent again"] = post(conn, f"{BASELINE_API}/idempotent",
+                                                        f"check-{RUN_NONCE}-baseline", "check")
     finally:
         conn.close()
     log(f"one request each: {answers}")
@@ -707,6 +733,9 @@ def report(all_rows, info, started, elapsed):
                  f"| {stalls} | 0 "
                  f"| {'met' if ok else 'MISSED'} |")
 
+    if BASELINE:
+        lines += baseline_section(all_rows, by_id, m, ratio)
+
     # The per-request costs item 2 of the issue asks for, next to the reference's.
     lines += ["", "First execution against the reference (item 2 of the issue), medians; commits count every "
               "transaction (`pg_stat_database`), an autocommit statement's too, COMMIT statements only the explicit "
@@ -784,6 +813,72 @@ def report(all_rows, info, started, elapsed):
     return "\n".join(lines)
 
 
+def target_ratios():
+    """The ratios of the targets as (name, numerator row, denominator row)."""
+    out = []
+    for c in CONNECTIONS:
+        out += [(f"@Idempotent first / reference first, {c}", f"idempotent-first-{c}", f"reference-first-{c}"),
+                (f"@Idempotent replay / reference replay, {c}", f"idempotent-replay-{c}", f"reference-replay-{c}"),
+                (f"IN_TRANSACTION first / plain POST, {c}", f"in-transaction-first-{c}", f"plain-{c}"),
+                (f"@Idempotent first / plain POST, {c}", f"idempotent-first-{c}", f"plain-{c}"),
+                (f"Redis replay / @Idempotent replay, {c}", f"redis-replay-{c}", f"idempotent-replay-{c}"),
+                (f"Redis replay / GET ping, {c}", f"redis-replay-{c}", f"ping-{c}"),
+                (f"replay, Redis shut down / @Idempotent replay, {c}", f"redis-down-replay-{c}",
+                 f"idempotent-replay-{c}")]
+    if len(HEAVY_KEYS) == 2:
+        out.append((f"caller with {HEAVY_KEYS[1]:,} keys / {HEAVY_KEYS[0]:,} keys", f"caller-keys-{HEAVY_KEYS[1]}",
+                    f"caller-keys-{HEAVY_KEYS[0]}"))
+    if len(TABLE_RECORDS) == 2:
+        out.append((f"{TABLE_RECORDS[1]:,} records / {TABLE_RECORDS[0]:,} records", f"table-records-{TABLE_RECORDS[1]}",
+                    f"table-records-{TABLE_RECORDS[0]}"))
+    return out
+
+
+def baseline_section(all_rows, by_id, m, ratio):
+    """Today's library next to the baseline's, row by row and ratio by ratio, from this one run."""
+    lines = ["", f"## Against the baseline ({BASELINE})", "",
+             f"The library of revision {BASELINE} (run.sh's BASELINE), built from its sources into a second copy of "
+             "the WAR (`/bench-baseline`), on the same server, database and Redis. Each of its rows ran right after "
+             "today's, right before it in every other repetition. Ratios of the medians; in brackets the range of "
+             "the same ratio within each repetition.", "",
+             "| row | conns | req/s today | req/s baseline | today / baseline | server CPU ms/req today (baseline) "
+             "| p50 ms today (baseline) | statements/req today (baseline) | commits/req today (baseline) |",
+             "|---|---:|---:|---:|---|---|---|---|---|"]
+    for r in all_rows:
+        twin = by_id.get(f"baseline-{r.id}")
+        if not twin or not r.results or not twin.results:
+            continue
+        value, low, high = ratio(r.id, twin.id)
+        lines.append(f"| {r.label} | {r.conns} | {fmt(m(r.id, 'rps'), 0)} | {fmt(m(twin.id, 'rps'), 0)} "
+                     f"| {value:.2f} ({low:.2f}–{high:.2f}) "
+                     f"| {fmt(m(r.id, 'server_cpu_ms'), 3)} ({fmt(m(twin.id, 'server_cpu_ms'), 3)}) "
+                     f"| {fmt(m(r.id, 'p50_ms'))} ({fmt(m(twin.id, 'p50_ms'))}) "
+                     f"| {fmt(m(r.id, 'statements'))} ({fmt(m(twin.id, 'statements'))}) "
+                     f"| {fmt(m(r.id, 'commits'))} ({fmt(m(twin.id, 'commits'))}) |")
+    lines += ["", "The targets' ratios with today's library and with the baseline's (ping, plain and the reference are "
+              "no library code: both use today's WAR's rows as denominators):", "",
+              "| ratio | today | baseline | today − baseline |", "|---|---:|---:|---:|"]
+    for name, a, b in target_ratios():
+        twin_b = f"baseline-{b}" if by_id.get(f"baseline-{b}") else b
+        today, _, _ = ratio(a, b)
+        base, _, _ = ratio(f"baseline-{a}", twin_b)
+        if today is None or base is None:
+            continue
+        lines.append(f"| {name} | {today:.2f} | {base:.2f} | {today - base:+.2f} |")
+    return lines
+
+
+def repetition_order(all_rows, rep):
+    """Each library row with its baseline twin right after it, or right before it in even repetitions: a drift of
+    the machine's speed during a pair favours neither."""
+    order = list(all_rows)
+    if rep % 2 == 0:
+        for i in range(len(order) - 1):
+            if order[i + 1].id == f"baseline-{order[i].id}":
+                order[i], order[i + 1] = order[i + 1], order[i]
+    return order
+
+
 def main():
     all_rows = rows()
     if not all_rows:
@@ -810,7 +905,7 @@ def main():
             log(f"warm-up {row.id}")
             run_row(row, 0, measure=False, warmup=WARMUP_PASS)
     for rep in range(1, REPS + 1):
-        for row in all_rows:
+        for row in repetition_order(all_rows, rep):
             result = run_row(row, rep)
             row.results.append(result)
             log(f"rep {rep} {row.id}: {result['rps']:,.0f} req/s, p50 {result['p50_ms']:.2f} ms, "

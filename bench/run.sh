@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark of issue 10, in one command (see bench/README.md):
 #   bench/run.sh [--commit]
+#   BASELINE=<git revision> bench/run.sh    # also the library of that revision, row by row beside today's
 # Builds the library and bench/app, creates its own PostgreSQL cluster (port 5435) and a fresh WildFly
 # (8080), measures every row (bench/harness.py), writes target/performance.md, and removes the cluster and
 # stops the server whatever happens. --commit also copies the report to docs/performance.md.
@@ -12,7 +13,7 @@ commit=false
 for arg in "$@"; do
   case "$arg" in
     --commit) commit=true ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown option '$arg' (--commit, --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,6 +61,39 @@ if [ "${BENCH_SKIP_LIBRARY_BUILD:-false}" != true ]; then
 fi
 log "building bench/app"
 mvn_q -f "$bench/app/pom.xml" package
+# BASELINE=<git revision>: the library as it was there, built from that revision's sources (never installed in
+# ~/.m2), in a second copy of the WAR deployed beside the first at /bench-baseline: the harness measures each
+# library row against its twin in the same run, one right after the other (see README, "Against a baseline").
+baseline_war=""
+if [ -n "${BASELINE:-}" ]; then
+  baseline_rev="$(git -C "$root" rev-parse --short "$BASELINE^{commit}")"
+  baseline_src="$bench/target/baseline-src"
+  log "building the library at $baseline_rev (BASELINE=$BASELINE) in $baseline_src"
+  rm -rf "$baseline_src" && mkdir -p "$baseline_src"
+  git -C "$root" archive "$baseline_rev" | tar -x -C "$baseline_src"
+  (cd "$baseline_src" && mvn_q package -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
+  baseline_jar="$(ls "$baseline_src"/target/idempotency-cdi-*.jar | grep -v -e '-sources' -e '-javadoc' -e '/original-' | head -n1)"
+  baseline_war="$bench/target/bench-baseline.war"
+  python3 - "$bench/app/target/bench.war" "$baseline_jar" "$baseline_war" <<'PY'
+import re, sys, zipfile
+war, jar, out = sys.argv[1:]
+with zipfile.ZipFile(war) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+    replaced = False
+    for item in src.infolist():
+        if re.fullmatch(r"WEB-INF/lib/idempotency-cdi-[^/]*\.jar", item.filename):
+            dst.write(jar, item.filename)
+            replaced = True
+        elif item.filename == "WEB-INF/jboss-web.xml":
+            text = src.read(item).decode()
+            dst.writestr(item, text.replace("<context-root>/bench</context-root>",
+                                            "<context-root>/bench-baseline</context-root>"))
+        else:
+            dst.writestr(item, src.read(item))
+    if not replaced:
+        sys.exit("bench.war holds no WEB-INF/lib/idempotency-cdi-*.jar")
+PY
+  export BENCH_BASELINE="$baseline_rev"
+fi
 # The core's microbenchmarks first, while nothing else of the benchmark runs.
 rm -f "$root/target/jmh.json"
 if [ "${JMH:-true}" = true ]; then
@@ -142,6 +176,7 @@ cli() {
 cli "$root/server-config/wildfly/datasource-postgresql.cli"
 cli "$bench/wildfly.cli"
 cp "$bench/app/target/bench.war" "$home/standalone/deployments/"
+[ -n "$baseline_war" ] && cp "$baseline_war" "$home/standalone/deployments/"
 # A management user, so that the harness can flush the pool between rows over HTTP (harness.py: flush_pool).
 export BENCH_MGMT_USER=bench-admin BENCH_MGMT_PASSWORD="Bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')-1"
 "$home/bin/add-user.sh" -s -u "$BENCH_MGMT_USER" -p "$BENCH_MGMT_PASSWORD" > "$work/add-user.out" 2>&1 \
@@ -164,6 +199,14 @@ for _ in $(seq 1 180); do
   sleep 1
 done
 [ -f "$home/standalone/deployments/bench.war.deployed" ] || { echo "bench/run.sh: bench.war not deployed after 180 s" >&2; exit 1; }
+if [ -n "$baseline_war" ]; then
+  for _ in $(seq 1 60); do
+    [ -f "$home/standalone/deployments/bench-baseline.war.deployed" ] && break
+    [ -f "$home/standalone/deployments/bench-baseline.war.failed" ] && { cat "$home/standalone/deployments/bench-baseline.war.failed" >&2; exit 1; }
+    sleep 1
+  done
+  [ -f "$home/standalone/deployments/bench-baseline.war.deployed" ] || { echo "bench/run.sh: bench-baseline.war not deployed" >&2; exit 1; }
+fi
 for _ in $(seq 1 30); do [ -f "$work/wildfly.pid" ] && break; sleep 1; done
 
 # --- measure -------------------------------------------------------------------------------------------
