@@ -109,7 +109,7 @@ public final class WildFlyNode implements AutoCloseable {
 
     /**
      * The run's node configuration on database {@code db} (server-config with the run's secret and properties and the
-     * demo's settings), never started: provisioning takes over a minute (unpacking, the driver module, eight embedded
+     * demo's settings), never started: provisioning takes half a minute (unpacking, the driver module, three embedded
      * CLI runs) and every node differs from it in a few attributes only. The stage's server, copied by
      * src-it/provision.sh before its first start, where it is of the same database; else provisioned once per JVM.
      */
