@@ -176,7 +176,6 @@ cli() {
 cli "$root/server-config/wildfly/datasource-postgresql.cli"
 cli "$bench/wildfly.cli"
 cp "$bench/app/target/bench.war" "$home/standalone/deployments/"
-[ -n "$baseline_war" ] && cp "$baseline_war" "$home/standalone/deployments/"
 # A management user, so that the harness can flush the pool between rows over HTTP (harness.py: flush_pool).
 export BENCH_MGMT_USER=bench-admin BENCH_MGMT_PASSWORD="Bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')-1"
 "$home/bin/add-user.sh" -s -u "$BENCH_MGMT_USER" -p "$BENCH_MGMT_PASSWORD" > "$work/add-user.out" 2>&1 \
@@ -200,7 +199,10 @@ for _ in $(seq 1 180); do
 done
 [ -f "$home/standalone/deployments/bench.war.deployed" ] || { echo "bench/run.sh: bench.war not deployed after 180 s" >&2; exit 1; }
 if [ -n "$baseline_war" ]; then
-  for _ in $(seq 1 60); do
+  # Only once bench.war is up: two deployments creating the library's tables at the same moment collide in
+  # PostgreSQL's catalog (CREATE TABLE IF NOT EXISTS is not safe against a concurrent one).
+  cp "$baseline_war" "$home/standalone/deployments/"
+  for _ in $(seq 1 120); do
     [ -f "$home/standalone/deployments/bench-baseline.war.deployed" ] && break
     [ -f "$home/standalone/deployments/bench-baseline.war.failed" ] && { cat "$home/standalone/deployments/bench-baseline.war.failed" >&2; exit 1; }
     sleep 1

@@ -157,18 +157,24 @@ class PaymentsContractIT {
     void anAsynchronousPaymentIs202AtOnceAndItsOperationAnswersWithThePaymentOnceItIsMade() {
         String key = key();
         String order = order("AS");
-        // Held a second inside its transaction on the executor: the record stays PROCESSING meanwhile.
-        Api.Reply accepted = api.post("payments/async", payment(order, "12.50")).key(key)
-                .header("X-Demo-Delay-Ms", "1000").send();
-        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
-        assertThat(Integer.parseInt(accepted.header("Retry-After"))).isPositive();
-        String location = accepted.header("Location");
-        assertThat(location).endsWith("/api/payments/operations/" + key);
-        String operation = location.substring(location.indexOf("/api/") + "/api/".length());
-        assertThat(api.get(operation).send().status()).isEqualTo(202);
-        Api.Reply duplicate = api.post("payments/async", payment(order, "12.50")).key(key).send();
-        assertThat(duplicate.status()).isEqualTo(202);
-        assertThat(duplicate.header("Location")).isEqualTo(location);
+        // Held inside its transaction on the executor until the checks below are done: PROCESSING meanwhile.
+        String hold = "async-" + key;
+        String operation;
+        try {
+            Api.Reply accepted = api.post("payments/async", payment(order, "12.50")).key(key)
+                    .header("X-Demo-Hold", hold).send();
+            assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+            assertThat(Integer.parseInt(accepted.header("Retry-After"))).isPositive();
+            String location = accepted.header("Location");
+            assertThat(location).endsWith("/api/payments/operations/" + key);
+            operation = location.substring(location.indexOf("/api/") + "/api/".length());
+            assertThat(api.get(operation).send().status()).isEqualTo(202);
+            Api.Reply duplicate = api.post("payments/async", payment(order, "12.50")).key(key).send();
+            assertThat(duplicate.status()).isEqualTo(202);
+            assertThat(duplicate.header("Location")).isEqualTo(location);
+        } finally {
+            api.release(hold);
+        }
 
         // Instead of polling, the client prefers to wait for the outcome (RFC 7240): answered when the task ended.
         Api.Reply outcome = api.get(operation).header("Prefer", "wait=30").send();
@@ -351,12 +357,17 @@ class PaymentsContractIT {
     void aDuplicateWhileTheFirstRunsGets409WithRetryAfter() throws Exception {
         String key = key();
         String order = order("K");
+        String hold = "first-" + key;
         CompletableFuture<Api.Reply> first = CompletableFuture.supplyAsync(() ->
-                api.post("payments", payment(order, "15")).key(key).header("X-Demo-Delay-Ms", "1500").send());
-        awaitState(key, "alice", "PROCESSING");
-        Api.Reply duplicate = api.post("payments", payment(order, "15")).key(key).send();
-        assertProblem(duplicate, 409, "request-in-flight");
-        assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
+                api.post("payments", payment(order, "15")).key(key).header("X-Demo-Hold", hold).send());
+        try {
+            awaitState(key, "alice", "PROCESSING");
+            Api.Reply duplicate = api.post("payments", payment(order, "15")).key(key).send();
+            assertProblem(duplicate, 409, "request-in-flight");
+            assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
+        } finally {
+            api.release(hold);
+        }
         Api.Reply original = first.get(30, TimeUnit.SECONDS);
         assertThat(original.status()).isEqualTo(201);
         assertThat(api.post("payments", payment(order, "15")).key(key).send().body()).isEqualTo(original.body());
@@ -507,33 +518,42 @@ class PaymentsContractIT {
     @Test
     void anExecutionLongerThanItsLeaseKeepsItAndEveryRetryMeetsItInFlight() throws Exception {
         // The server sets idempotency.endpoints.payments.create.lease=PT3S (src-it/provision.sh); the method
-        // runs 6 s.
+        // runs until the test has seen two retries past that first lease, each after a renewal.
         String key = key();
         String order = order("N");
+        String hold = "slow-" + key;
         CompletableFuture<Api.Reply> slow = CompletableFuture.supplyAsync(() ->
-                api.post("payments", payment(order, "17")).key(key).header("X-Demo-Delay-Ms", "6000").send());
-        awaitState(key, "alice", "PROCESSING");
-        long claimed = System.nanoTime();
+                api.post("payments", payment(order, "17")).key(key).header("X-Demo-Hold", hold).send());
         List<Api.Reply> pastTheLease = new ArrayList<>();
-        // A retry after each renewal of the lease (the renewal moves the record's expiry with it) until one gets
-        // the outcome.
-        String expiresAt = status(key, "alice").get("expiresAt").asText();
-        while (true) {
-            Api.Reply retry = api.post("payments", payment(order, "17")).key(key).send();
-            if (retry.status() != 409) {
-                assertThat(retry.status()).as(retry.text()).isEqualTo(201);
-                assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
-                break;
+        try {
+            awaitState(key, "alice", "PROCESSING");
+            long claimed = System.nanoTime();
+            // A retry after each renewal of the lease (the renewal moves the record's expiry with it) until one gets
+            // the outcome.
+            String expiresAt = status(key, "alice").get("expiresAt").asText();
+            while (true) {
+                Api.Reply retry = api.post("payments", payment(order, "17")).key(key).send();
+                if (retry.status() != 409) {
+                    assertThat(retry.status()).as(retry.text()).isEqualTo(201);
+                    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+                    break;
+                }
+                assertProblem(retry, 409, "request-in-flight");
+                if (System.nanoTime() - claimed > TimeUnit.MILLISECONDS.toNanos(3500)) {
+                    pastTheLease.add(retry);
+                }
+                if (pastTheLease.size() == 2) {
+                    api.release(hold);
+                }
+                assertThat(System.nanoTime() - claimed).as("the method runs until released")
+                        .isLessThan(TimeUnit.SECONDS.toNanos(60));
+                String seen = expiresAt;
+                expiresAt = await(key, "alice", "a renewal or the outcome", json ->
+                        !json.get("state").asText().equals("PROCESSING") || !json.get("expiresAt").asText().equals(seen))
+                        .get("expiresAt").asText();
             }
-            assertProblem(retry, 409, "request-in-flight");
-            if (System.nanoTime() - claimed > TimeUnit.MILLISECONDS.toNanos(3500)) {
-                pastTheLease.add(retry);
-            }
-            assertThat(System.nanoTime() - claimed).as("the method runs 6 s").isLessThan(TimeUnit.SECONDS.toNanos(60));
-            String seen = expiresAt;
-            expiresAt = await(key, "alice", "a renewal or the outcome", json ->
-                    !json.get("state").asText().equals("PROCESSING") || !json.get("expiresAt").asText().equals(seen))
-                    .get("expiresAt").asText();
+        } finally {
+            api.release(hold);
         }
         Api.Reply first = slow.get(60, TimeUnit.SECONDS);
         assertThat(first.status()).as(first.text()).isEqualTo(201);
