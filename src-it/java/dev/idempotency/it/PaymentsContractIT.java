@@ -468,9 +468,10 @@ class PaymentsContractIT {
                 }));
             }
             go.countDown();
-            // The refused ones answer at once; the admitted ones cannot answer before the release.
+            // The refused ones answer at once; the admitted ones cannot answer before the release. Polled for less than
+            // a request's own 60 s timeout, so that a sixth admitted payment fails here, with this message.
             for (int i = 0; i < senders - limit; i++) {
-                java.util.concurrent.Future<Api.Reply> first = answered.poll(60, TimeUnit.SECONDS);
+                java.util.concurrent.Future<Api.Reply> first = answered.poll(30, TimeUnit.SECONDS);
                 assertThat(first).as("answer %d of the %d refusals expected while five are held", i + 1,
                         senders - limit).isNotNull();
                 Api.Reply reply = first.get();
