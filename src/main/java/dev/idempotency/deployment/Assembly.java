@@ -40,6 +40,7 @@ import dev.idempotency.spi.RecordStore;
 import dev.idempotency.spi.ScopeResolver;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.Produces;
@@ -312,22 +313,27 @@ public class Assembly implements IdempotencyMaintenance {
         return events;
     }
 
-    // The pipeline's parts, published as beans (dependent: a field read at each injection) for what injects them.
+    // The pipeline's parts, published as beans for what injects them. Singletons, not dependent: the request-scoped
+    // exchange injects three of them per request, and a dependent producer is a proxied call with its own
+    // creational context at every injection, which the replay's server CPU per request showed (JFR, issue 30).
 
     /** What of an outcome is stored, and how a stored one is read back for a replay. */
     @Produces
+    @Singleton
     public OutcomeStorage outcomes() {
         return outcomes;
     }
 
     /** Whether the business transaction committed, when its end did not say so plainly, and what then. */
     @Produces
+    @Singleton
     public CommitSettlement commits() {
         return commits;
     }
 
     /** The stages every trigger runs once its operation is claimed. */
     @Produces
+    @Singleton
     public Execution execution() {
         return execution;
     }
