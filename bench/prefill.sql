@@ -1,6 +1,6 @@
 -- bench/prefill.sql: the table state every write row of bench/run.sh starts from. ALL prefill SQL of the
 -- benchmark is here, and it is the only file of the benchmark that knows the library's schema
--- (src/main/resources/db/postgresql.sql): the record table idempotency_record and, when it exists, the
+-- (src/main/resources/db/postgresql/, schema version 1): the record table idempotency_record and, when it exists, the
 -- quota table idempotency_record_quota (one row per caller and endpoint counting its stored records, one
 -- per caller with endpoint '' counting its claims) and the give-backs idempotency_record_released (a caller's
 -- claims less its give-backs are its PROCESSING records; filled here with none given back, so the claims

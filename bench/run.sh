@@ -69,10 +69,7 @@ if [ -n "${BASELINE:-}" ]; then
   baseline_rev="$(git -C "$root" rev-parse --short "$BASELINE^{commit}")"
   baseline_src="$bench/target/baseline-src"
   log "building the library at $baseline_rev (BASELINE=$BASELINE) in $baseline_src"
-  rm -rf "$baseline_src" && mkdir -p "$baseline_src"
-  git -C "$root" archive "$baseline_rev" | tar -x -C "$baseline_src"
-  (cd "$baseline_src" && mvn_q package -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true)
-  baseline_jar="$(ls "$baseline_src"/target/idempotency-cdi-*.jar | grep -v -e '-sources' -e '-javadoc' -e '/original-' | head -n1)"
+  baseline_jar="$("$root/scripts/library-at.sh" "$baseline_rev" "$baseline_src")"
   baseline_war="$bench/target/bench-baseline.war"
   python3 - "$bench/app/target/bench.war" "$baseline_jar" "$baseline_war" <<'PY'
 import re, sys, zipfile

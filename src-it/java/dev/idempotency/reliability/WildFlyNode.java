@@ -57,6 +57,17 @@ public final class WildFlyNode implements AutoCloseable {
      */
     static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman, String dbUrl,
                              java.util.List<String> operations) throws IOException, InterruptedException {
+        return start(n, extraProperties, byteman, dbUrl, operations, Path.of(System.getProperty("it.war")));
+    }
+
+    /** Node {@code n} on the run's database, with {@code war} deployed instead of the demo this run built. */
+    public static WildFlyNode start(int n, Map<String, String> extraProperties, Path war)
+            throws IOException, InterruptedException {
+        return start(n, extraProperties, false, ItDatabase.current().nodeUrl(n), java.util.List.of(), war);
+    }
+
+    private static WildFlyNode start(int n, Map<String, String> extraProperties, boolean byteman, String dbUrl,
+                                     java.util.List<String> operations, Path war) throws IOException, InterruptedException {
         Path first = Path.of(System.getProperty("it.server.dir"));
         Path dir = first.resolveSibling(first.getFileName() + "-fault-node" + n);
         int offset = 100 * (n + 1);
@@ -69,7 +80,7 @@ public final class WildFlyNode implements AutoCloseable {
             throw new IllegalStateException("could not copy " + template + " to " + dir);
         }
         Path home = dir.resolve("wildfly-" + System.getProperty("it.wildfly.version", "39.0.1.Final"));
-        Files.copy(Path.of(System.getProperty("it.war")), home.resolve("standalone/deployments/demo.war"),
+        Files.copy(war, home.resolve("standalone/deployments/demo.war"),
                 StandardCopyOption.REPLACE_EXISTING);
         int bytemanPort = 0;
         if (byteman) {
@@ -344,8 +355,14 @@ public final class WildFlyNode implements AutoCloseable {
         new org.jboss.byteman.agent.submit.Submit("127.0.0.1", bytemanPort).deleteAllRules();
     }
 
+    /** The server's log file so far (each line once: the console repeats it). */
+    public String serverLog() throws IOException {
+        Path serverLog = home.resolve("standalone/log/server.log");
+        return Files.exists(serverLog) ? Files.readString(serverLog) : "";
+    }
+
     /** The server's log and console output so far. */
-    String log() throws IOException {
+    public String log() throws IOException {
         Path serverLog = home.resolve("standalone/log/server.log");
         return (Files.exists(serverLog) ? Files.readString(serverLog) : "") + Files.readString(dir.resolve("console.log"));
     }

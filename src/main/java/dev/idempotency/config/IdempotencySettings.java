@@ -74,7 +74,7 @@ public final class IdempotencySettings {
         // Validate the remaining global values now, so a typo fails start-up and not the first request.
         datasource();
         table();
-        values.bool(Setting.CREATE_SCHEMA);
+        schema();
         usesDatabaseClock();
         interceptorPriority();
         anonymousAllowed();
@@ -167,8 +167,36 @@ public final class IdempotencySettings {
         return table;
     }
 
-    public boolean createSchema() {
-        return values.bool(Setting.CREATE_SCHEMA);
+    /** What the deployment does with the JDBC store's tables (docs/adr/0018). */
+    public enum SchemaHandling {
+        /** Fail unless the tables are at a schema version the library works with. */
+        VALIDATE,
+        /** Apply the scripts the tables lack (creating them when absent). */
+        MIGRATE,
+        /** Nothing: the operator's own store or tables. */
+        NONE
+    }
+
+    /**
+     * {@code idempotency.schema}; {@code create} and the earlier {@code create-schema=true} mean migrate. The two
+     * settings may not say different things.
+     */
+    public SchemaHandling schema() {
+        String value = values.raw(Setting.SCHEMA).toLowerCase(Locale.ROOT);
+        SchemaHandling handling = switch (value) {
+            case "validate" -> SchemaHandling.VALIDATE;
+            case "migrate", "create" -> SchemaHandling.MIGRATE;
+            case "none" -> SchemaHandling.NONE;
+            default -> throw invalid(Setting.SCHEMA.key(), value, "must be validate, migrate, create or none");
+        };
+        if (values.bool(Setting.CREATE_SCHEMA)) {
+            if (source.get(Setting.SCHEMA.key()).isPresent() && handling != SchemaHandling.MIGRATE) {
+                throw invalid(Setting.CREATE_SCHEMA.key(), "true", "means " + Setting.SCHEMA.key() + "=migrate, and "
+                        + Setting.SCHEMA.key() + " is " + value + ": remove one of them");
+            }
+            return SchemaHandling.MIGRATE;
+        }
+        return handling;
     }
 
     /** Whether leases and expiry use the database's time (the default) rather than the JVM's. */

@@ -155,7 +155,7 @@ public class Assembly implements IdempotencyMaintenance {
                 transactions);
         StorageSetup storage = StorageSetup.assemble(settings, policies,
                 stores.isResolvable() ? Optional.of(stores.get()) : Optional.empty(),
-                outcomeCaches.isResolvable() ? Optional.of(outcomeCaches.get()) : Optional.empty(), transactions, clock,
+                outcomeCaches.isResolvable() ? Optional.of(outcomeCaches.get()) : Optional.empty(), clock,
                 Optional.ofNullable(meters));
         store = storage.store();
         cache = storage.cache();

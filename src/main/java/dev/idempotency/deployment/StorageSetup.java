@@ -4,7 +4,6 @@ import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
-import dev.idempotency.jta.JtaTransactions;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.RedisOutcomeCache;
 import dev.idempotency.spi.OutcomeCache;
@@ -16,9 +15,9 @@ import java.util.Optional;
 
 /**
  * Where the deployment keeps its records and whose time it reads: the application's record store or the JDBC one
- * (its schema created where configured), the protocol's clock (the database's, where configured: a node whose own
- * clock runs ahead must not take over a live lease), and the outcome cache (the application's, else Redis at
- * {@code idempotency.redis.url}, else none).
+ * (its tables validated or migrated, as {@code idempotency.schema} says), the protocol's clock (the database's, where
+ * configured: a node whose own clock runs ahead must not take over a live lease), and the outcome cache (the
+ * application's, else Redis at {@code idempotency.redis.url}, else none).
  *
  * @param ownCache      whether the cache is the library's own (Redis), which it closes at undeployment
  * @param databaseClock the database's clock, which the maintenance refreshes, when it is the protocol's
@@ -28,15 +27,22 @@ record StorageSetup(RecordStore store, OutcomeCache cache, boolean ownCache, Clo
 
     static StorageSetup assemble(IdempotencySettings settings, Collection<EndpointPolicy> policies,
                                  Optional<RecordStore> applicationStore,
-                                 Optional<OutcomeCache> applicationCache, JtaTransactions transactions, Clock ownClock,
+                                 Optional<OutcomeCache> applicationCache, Clock ownClock,
                                  Optional<IdempotencyMeters> meters) {
         RecordStore store = applicationStore.orElseGet(() -> ServerResources.jdbcStore(settings));
         DeploymentChecks.storeServes(store, policies);
-        if (settings.createSchema() && store instanceof JdbcRecordStore jdbc) {
-            transactions.requiresNew(() -> {
-                jdbc.createSchema();
-                return null;
-            });
+        if (store instanceof JdbcRecordStore jdbc) {
+            // Outside any transaction: the migration is its own (SchemaMigrations#migrate).
+            switch (settings.schema()) {
+                case VALIDATE -> jdbc.schema().validate();
+                case MIGRATE -> {
+                    jdbc.schema().migrate();
+                    jdbc.schema().validate();
+                }
+                case NONE -> {
+                    // The operator's tables, as they are.
+                }
+            }
         }
         Clock clock = ownClock;
         DatabaseClock databaseClock = null;

@@ -7,23 +7,23 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * What differs between the databases the JDBC store supports: the DDL script shipped in the jar, and how
+ * What differs between the databases the JDBC store supports: the folder of its migration scripts in the jar, and how
  * an error is recognised — a unique violation (the claim lost), contention on the same row (deadlock,
  * lock timeout, serialization failure: a re-read may settle it), or an unavailable database (retry later).
  * Recognised by SQLState and vendor code, never by message text.
  */
 public enum Dialect {
-    H2("db/h2.sql", "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)",
+    H2("db/h2/", "SELECT CAST(CURRENT_TIMESTAMP AT TIME ZONE 'UTC' AS TIMESTAMP)",
             Set.of("23505"), Set.of(), Set.of("40001", "90131", "HYT00"), Set.of(50200, 90131),
             Set.of("HYT00", "57014"), Set.of(50200, 57014)),
-    POSTGRESQL("db/postgresql.sql", "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP)",
+    POSTGRESQL("db/postgresql/", "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP)",
             Set.of("23505"), Set.of(), Set.of("40001", "40P01", "55P03"), Set.of(),
             Set.of("57014", "55P03"), Set.of()),
     // MariaDB and MySQL answer a duplicate key with SQLState 23000 (shared with other integrity errors):
     // the vendor code 1062 tells it apart. 1213 deadlock, 1205 lock wait timeout, 1020 record changed
     // (innodb_snapshot_isolation=ON).
     // A wait ended by the query timeout: 1969 max_statement_time (how MariaDB Connector/J times out), 3024 MySQL's.
-    MARIADB("db/mariadb.sql", "SELECT UTC_TIMESTAMP(6)", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020),
+    MARIADB("db/mariadb/", "SELECT UTC_TIMESTAMP(6)", Set.of(), Set.of(1062), Set.of("40001"), Set.of(1213, 1205, 1020),
             Set.of("70100"), Set.of(1205, 1969, 3024));
 
     /** How an {@link SQLException} counts for the protocol. */
@@ -60,8 +60,8 @@ public enum Dialect {
         this.waitEndedCodes = waitEndedCodes;
     }
 
-    /** The class-path resource of the DDL script ({@code db/postgresql.sql}), written for the default table name. */
-    public String script() {
+    /** The class-path folder of the migration scripts ({@code db/postgresql/}), written for the default table name. */
+    public String scripts() {
         return script;
     }
 

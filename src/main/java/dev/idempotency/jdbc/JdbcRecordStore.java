@@ -10,9 +10,6 @@ import dev.idempotency.spi.RecordStore;
 import dev.idempotency.spi.StoreUnavailableException;
 
 import javax.sql.DataSource;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,9 +34,6 @@ import java.util.logging.Logger;
  */
 public final class JdbcRecordStore implements RecordStore {
     private static final Logger LOG = Logger.getLogger(JdbcRecordStore.class.getName());
-
-    // The shipped scripts name the default table, so that an operator can run them as they are.
-    private static final String DEFAULT_TABLE = "idempotency_record";
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -115,43 +109,14 @@ public final class JdbcRecordStore implements RecordStore {
         return new DatabaseClock(local, dataSource, dialect, refresh);
     }
 
-    /** Creates the table and its indexes when absent, from the dialect's script shipped in the jar. */
-    public void createSchema() {
-        run(c -> {
-            try (Statement s = c.createStatement()) {
-                for (String statement : schemaStatements()) {
-                    s.execute(statement);
-                }
-            }
-            return null;
-        });
+    /** The version of this store's tables, and the scripts that bring them to the library's. */
+    public SchemaMigrations schema() {
+        return new SchemaMigrations(dataSource, dialect, table, galera);
     }
 
-    /** The dialect's DDL for this table, statement by statement. */
-    public List<String> schemaStatements() {
-        String script;
-        try (InputStream in = JdbcRecordStore.class.getClassLoader().getResourceAsStream(dialect.script())) {
-            if (in == null) {
-                throw new IllegalStateException("IDEM-S004 " + dialect.script() + " is missing from the jar");
-            }
-            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("IDEM-S004 could not read " + dialect.script(), e);
-        }
-        List<String> statements = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (String line : script.split("\n")) {
-            if (line.strip().startsWith("--")) {
-                continue;
-            }
-            current.append(line).append('\n');
-            if (line.strip().endsWith(";")) {
-                String statement = current.toString().strip();
-                statements.add(statement.substring(0, statement.length() - 1).replace(DEFAULT_TABLE, table));
-                current.setLength(0);
-            }
-        }
-        return statements;
+    /** Creates the tables when absent and brings existing ones to the library's schema version. */
+    public void createSchema() {
+        schema().migrate();
     }
 
     @Override
@@ -479,8 +444,8 @@ public final class JdbcRecordStore implements RecordStore {
             case UNAVAILABLE -> new StoreUnavailableException("IDEM-S007 the record store is unavailable (SQLState "
                     + e.getSQLState() + ", code " + e.getErrorCode() + ")", e, false);
             case MISCONFIGURED -> new IllegalStateException("IDEM-S008 the record table '" + table
-                    + "' does not match the library's schema (SQLState " + e.getSQLState() + "); create it from "
-                    + dialect.script() + " or set idempotency.create-schema=true", e);
+                    + "' does not match the library's schema (SQLState " + e.getSQLState() + "); create it with the scripts"
+                    + " of " + dialect.scripts() + " or set idempotency.schema=migrate", e);
         };
     }
 

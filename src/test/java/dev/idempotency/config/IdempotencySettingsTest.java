@@ -179,6 +179,26 @@ class IdempotencySettingsTest {
                 "idempotency.fingerprint.previous.api-version");
     }
 
+    @Test
+    void theTablesAreValidatedUnlessMigrationIsAskedForUnderEitherName() {
+        assertThat(settings(Map.of()).schema()).isEqualTo(IdempotencySettings.SchemaHandling.VALIDATE);
+        assertThat(settings(Map.of("idempotency.schema", "migrate")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.MIGRATE);
+        assertThat(settings(Map.of("idempotency.schema", "create")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.MIGRATE);
+        assertThat(settings(Map.of("idempotency.schema", "None")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.NONE);
+        assertThat(settings(Map.of("idempotency.create-schema", "true")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.MIGRATE);
+        assertThat(settings(Map.of("idempotency.create-schema", "true", "idempotency.schema", "create")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.MIGRATE);
+        assertThat(settings(Map.of("idempotency.create-schema", "false", "idempotency.schema", "none")).schema())
+                .isEqualTo(IdempotencySettings.SchemaHandling.NONE);
+        assertInvalidAtStart(Map.of("idempotency.schema", "upgrade"), "idempotency.schema");
+        assertInvalidAtStart(Map.of("idempotency.create-schema", "true", "idempotency.schema", "validate"),
+                "idempotency.create-schema");
+    }
+
     private static void assertInvalid(Map<String, String> config, String key) {
         assertThatThrownBy(() -> settings(config).policyFor("payments", annotation("defaults")))
                 .isInstanceOf(IdempotencyDefinitionException.class).hasMessageContaining(key);

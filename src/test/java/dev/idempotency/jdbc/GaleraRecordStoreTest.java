@@ -192,6 +192,9 @@ class GaleraRecordStoreTest extends RecordStoreContract {
             assertThat(finishedOnNode1.await(30, TimeUnit.SECONDS)).isTrue();
             // The claim's own lease renewed through another node (a pool on a multi-host URL): the same row, written
             // by a transaction that certifies first.
+            // Node 2 has applied the claim first: its sessions wait for the cluster on reads (wsrep_sync_wait=1), not
+            // on updates, and a renewal before node 2 applied the claim's row would find no row to renew.
+            assertThat(node2.store.find(op.scopeKey())).isPresent();
             java.time.Instant now = java.time.Instant.now();
             assertThat(node2.transactions.requiresNew(() -> node2.store.renewLease(op.scopeKey(), claim.ownerToken(),
                     now, now.plusSeconds(60), now.plus(Duration.ofDays(2))))).isTrue();

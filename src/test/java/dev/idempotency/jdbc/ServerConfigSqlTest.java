@@ -24,8 +24,8 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What an operator runs from server-config/sql: the schema creates the table the store works with, and
- * the purge statement deletes expired finished records only, in a bounded batch.
+ * What an operator runs from server-config/sql: the migrations create the tables the store works with at the
+ * library's schema version, and the purge statement deletes expired finished records only, in a bounded batch.
  */
 class ServerConfigSqlTest {
     private static final String TABLE = "idempotency_record";
@@ -37,7 +37,15 @@ class ServerConfigSqlTest {
         db.update("DROP TABLE IF EXISTS " + TABLE);
         db.update("DROP TABLE IF EXISTS " + TABLE + "_quota");
         db.update("DROP TABLE IF EXISTS " + TABLE + "_released");
-        run(db, Path.of("server-config/sql/schema-" + name + ".sql"));
+        db.update("DROP TABLE IF EXISTS " + TABLE + "_schema");
+        // Every migration of the dialect's folder, in order, as an operator (or Flyway) runs them.
+        try (var scripts = Files.list(Path.of("server-config/sql/" + name))) {
+            for (Path script : scripts.sorted().toList()) {
+                run(db, script);
+            }
+        }
+        assertThat(new SchemaMigrations(db.dataSource(), Dialect.valueOf(name.toUpperCase(java.util.Locale.ROOT)), TABLE,
+                false).validate().version()).isEqualTo(SchemaMigrations.expected());
         JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
         JtaTransactions tx = new JtaTransactions(Narayana.transactionManager());
         Instant longAgo = Instant.now().minus(Duration.ofDays(3));
@@ -60,6 +68,7 @@ class ServerConfigSqlTest {
         db.update("DROP TABLE " + TABLE);
         db.update("DROP TABLE " + TABLE + "_quota");
         db.update("DROP TABLE " + TABLE + "_released");
+        db.update("DROP TABLE " + TABLE + "_schema");
     }
 
     private static void run(TestDatabase db, Path script) throws IOException, SQLException {

@@ -5,7 +5,7 @@ import dev.idempotency.jta.JtaTransactions;
 
 /**
  * A JDBC record store on a real JTA DataSource with Narayana, on a table of its own that is created
- * fresh from the dialect's shipped DDL script.
+ * fresh by the dialect's shipped migrations.
  */
 public final class StoreFixture {
     public final TestDatabase database;
@@ -25,12 +25,10 @@ public final class StoreFixture {
             database.update("DROP TABLE IF EXISTS " + table);
             database.update("DROP TABLE IF EXISTS " + table + "_quota");
             database.update("DROP TABLE IF EXISTS " + table + "_released");
+            database.update("DROP TABLE IF EXISTS " + table + "_schema");
         }
         this.store = JdbcRecordStore.forDataSource(database.dataSource(), table);
-        transactions.requiresNew(() -> {
-            store.createSchema();
-            return null;
-        });
+        store.createSchema();
     }
 
     /** A store on the table as it is (created when absent): another node's view of a fixture's table. */

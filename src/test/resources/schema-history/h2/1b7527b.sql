@@ -1,3 +1,4 @@
+-- The DDL as shipped at commit 1b7527b, a fixture of SchemaMigrationsTest (tables of an earlier release).
 -- idempotency-cdi record table, H2. Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
 CREATE TABLE IF NOT EXISTS idempotency_record (
   scope_key        CHAR(64)      NOT NULL PRIMARY KEY,

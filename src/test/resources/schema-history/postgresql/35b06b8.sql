@@ -1,3 +1,4 @@
+-- The DDL as shipped at commit 35b06b8, a fixture of SchemaMigrationsTest (tables of an earlier release).
 -- idempotency-cdi record table, PostgreSQL. Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
 -- Timestamps are UTC without zone: the library writes and reads them as UTC.
 CREATE TABLE IF NOT EXISTS idempotency_record (
@@ -26,23 +27,13 @@ DROP INDEX IF EXISTS idempotency_record_in_flight;
 DROP INDEX IF EXISTS idempotency_record_retained;
 CREATE INDEX IF NOT EXISTS idempotency_record_caller ON idempotency_record (tenant, principal, endpoint);
 CREATE INDEX IF NOT EXISTS idempotency_record_expiry ON idempotency_record (expires_at);
--- Exact per-caller limits at O(1): one row per caller and endpoint counting its stored records, and one per
--- caller (endpoint '') counting its claims; its PROCESSING records are those claims less the give-backs in
--- idempotency_record_released. Changed in the same transactions as the records.
+-- Exact per-caller limits at O(1): one row per caller (endpoint '') counting its PROCESSING records, and one
+-- per caller and endpoint counting its stored records. Changed in the same transactions as the records.
 CREATE TABLE IF NOT EXISTS idempotency_record_quota (
   tenant           VARCHAR(128)  NOT NULL,
   principal        VARCHAR(255)  NOT NULL,
   endpoint         VARCHAR(128)  NOT NULL,
-  used             BIGINT        NOT NULL,
+  used             INTEGER       NOT NULL,
   checked_at       TIMESTAMP(6),
   PRIMARY KEY (tenant, principal, endpoint)
-);
--- A caller's finished claims, spread over 8 rows (stripe) so that its finishes, which hold the row until
--- their business transaction commits, seldom wait on each other and never hold up its claims.
-CREATE TABLE IF NOT EXISTS idempotency_record_released (
-  tenant           VARCHAR(128)  NOT NULL,
-  principal        VARCHAR(255)  NOT NULL,
-  stripe           SMALLINT      NOT NULL,
-  released         BIGINT        NOT NULL,
-  PRIMARY KEY (tenant, principal, stripe)
 );

@@ -1,3 +1,4 @@
+-- The DDL as shipped at commit 1b7527b, a fixture of SchemaMigrationsTest (tables of an earlier release).
 -- idempotency-cdi record table, MariaDB / MySQL (InnoDB). Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
 -- DATETIME(6), not TIMESTAMP: no session time zone conversion and no 2038 limit; values are UTC.
 CREATE TABLE IF NOT EXISTS idempotency_record (

@@ -1,1 +1,0 @@
-../../src/main/resources/db/mariadb.sql

@@ -1,0 +1,49 @@
+-- The DDL as shipped at commit 1b7527b, a fixture of SchemaMigrationsTest (tables of an earlier release).
+-- idempotency-cdi record table, PostgreSQL. Runnable as is; the library replaces idempotency_record by idempotency.table when it creates the schema.
+-- Timestamps are UTC without zone: the library writes and reads them as UTC.
+CREATE TABLE IF NOT EXISTS idempotency_record (
+  scope_key        CHAR(64)      NOT NULL PRIMARY KEY,
+  tenant           VARCHAR(128)  NOT NULL,
+  principal        VARCHAR(255)  NOT NULL,
+  endpoint         VARCHAR(128)  NOT NULL,
+  request_hash     VARCHAR(80)   NOT NULL,
+  status           VARCHAR(20)   NOT NULL,
+  resource_id      VARCHAR(255),
+  response_status  INTEGER,
+  response_headers TEXT,
+  response_body    BYTEA,
+  body_encoding    VARCHAR(40),
+  owner_token      CHAR(32)      NOT NULL,
+  lease_until      TIMESTAMP(6),
+  attempts         INTEGER       NOT NULL,
+  created_at       TIMESTAMP(6)  NOT NULL,
+  updated_at       TIMESTAMP(6)  NOT NULL,
+  expires_at       TIMESTAMP(6)  NOT NULL
+) WITH (fillfactor = 35);
+-- No index names a column that the finish changes (status, lease, response, updated_at; expires_at only grows
+-- past its claim-time value when an execution outlived its lease), so the finish is a HOT update; fillfactor
+-- leaves room on the page for the row to grow by its stored response.
+DROP INDEX IF EXISTS idempotency_record_in_flight;
+DROP INDEX IF EXISTS idempotency_record_retained;
+CREATE INDEX IF NOT EXISTS idempotency_record_caller ON idempotency_record (tenant, principal, endpoint);
+CREATE INDEX IF NOT EXISTS idempotency_record_expiry ON idempotency_record (expires_at);
+-- Exact per-caller limits at O(1): one row per caller and endpoint counting its stored records, and one per
+-- caller (endpoint '') counting its claims; its PROCESSING records are those claims less the give-backs in
+-- idempotency_record_released. Changed in the same transactions as the records.
+CREATE TABLE IF NOT EXISTS idempotency_record_quota (
+  tenant           VARCHAR(128)  NOT NULL,
+  principal        VARCHAR(255)  NOT NULL,
+  endpoint         VARCHAR(128)  NOT NULL,
+  used             BIGINT        NOT NULL,
+  checked_at       TIMESTAMP(6),
+  PRIMARY KEY (tenant, principal, endpoint)
+);
+-- A caller's finished claims, spread over 8 rows (stripe) so that its finishes, which hold the row until
+-- their business transaction commits, seldom wait on each other and never hold up its claims.
+CREATE TABLE IF NOT EXISTS idempotency_record_released (
+  tenant           VARCHAR(128)  NOT NULL,
+  principal        VARCHAR(255)  NOT NULL,
+  stripe           SMALLINT      NOT NULL,
+  released         BIGINT        NOT NULL,
+  PRIMARY KEY (tenant, principal, stripe)
+);
