@@ -38,7 +38,7 @@ public enum Dialect {
         MISCONFIGURED
     }
 
-    private final String script;
+    private final String scripts;
     private final String utcNowQuery;
     private final Set<String> duplicateStates;
     private final Set<Integer> duplicateCodes;
@@ -47,10 +47,10 @@ public enum Dialect {
     private final Set<String> waitEndedStates;
     private final Set<Integer> waitEndedCodes;
 
-    Dialect(String script, String utcNowQuery, Set<String> duplicateStates, Set<Integer> duplicateCodes,
+    Dialect(String scripts, String utcNowQuery, Set<String> duplicateStates, Set<Integer> duplicateCodes,
             Set<String> contentionStates, Set<Integer> contentionCodes, Set<String> waitEndedStates,
             Set<Integer> waitEndedCodes) {
-        this.script = script;
+        this.scripts = scripts;
         this.utcNowQuery = utcNowQuery;
         this.duplicateStates = duplicateStates;
         this.duplicateCodes = duplicateCodes;
@@ -62,7 +62,7 @@ public enum Dialect {
 
     /** The class-path folder of the migration scripts ({@code db/postgresql/}), written for the default table name. */
     public String scripts() {
-        return script;
+        return scripts;
     }
 
     /** A query answering the database's current UTC time as one TIMESTAMP (statement time, not transaction time). */

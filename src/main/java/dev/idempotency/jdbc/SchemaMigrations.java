@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -199,6 +201,14 @@ public final class SchemaMigrations {
         } catch (IOException e) {
             throw new IllegalStateException("IDEM-S004 could not read " + resource(migration), e);
         }
+        return split(script, table);
+    }
+
+    // A script's statements for a table: each ends with a line ending in ';'; comment lines are left out. An index
+    // is named after the table without its schema where the databases want a bare name: in CREATE INDEX (the index
+    // goes to its table's schema), in MariaDB's DROP INDEX ... ON and in an index defined in CREATE TABLE (an index
+    // belongs to its table there).
+    static List<String> split(String script, String table) {
         List<String> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
         for (String line : script.split("\n")) {
@@ -208,11 +218,27 @@ public final class SchemaMigrations {
             current.append(line).append('\n');
             if (line.strip().endsWith(";")) {
                 String statement = current.toString().strip();
-                statements.add(statement.substring(0, statement.length() - 1).replace(DEFAULT_TABLE, table));
+                statements.add(forTable(statement.substring(0, statement.length() - 1), table));
                 current.setLength(0);
             }
         }
         return statements;
+    }
+
+    private static final Pattern BARE_INDEX_NAME = Pattern.compile("(CREATE INDEX IF NOT EXISTS |DROP INDEX IF EXISTS (?="
+            + DEFAULT_TABLE + "\\w* ON )|\\bINDEX (?=" + DEFAULT_TABLE + "\\w* \\())" + DEFAULT_TABLE);
+
+    private static String forTable(String statement, String table) {
+        String bare = table.substring(table.indexOf('.') + 1);
+        Matcher index = BARE_INDEX_NAME.matcher(statement);
+        StringBuilder named = new StringBuilder();
+        int from = 0;
+        while (index.find()) {
+            named.append(statement, from, index.start()).append(index.group(1)).append('\u0000');
+            from = index.end();
+        }
+        named.append(statement.substring(from));
+        return named.toString().replace(DEFAULT_TABLE, table).replace("\u0000", bare);
     }
 
     private String describe(Found found) {

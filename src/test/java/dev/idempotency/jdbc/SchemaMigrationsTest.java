@@ -173,6 +173,22 @@ class SchemaMigrationsTest {
         drop(db);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void aSchemaQualifiedTableIsMigratedInItsSchemaWithItsIndexesThere(String database) {
+        TestDatabase db = Databases.named(database);
+        db.update(database.equals("mariadb") ? "CREATE DATABASE IF NOT EXISTS idem_s" : "CREATE SCHEMA IF NOT EXISTS idem_s");
+        String qualified = "idem_s." + TABLE;
+        StoreFixture fixture = new StoreFixture(db, qualified);
+        assertThat(fixture.store.schema().validate().version()).isEqualTo(SchemaMigrations.expected());
+        IdempotencyProtocol protocol = fixture.protocol();
+        Claim claim = ((Admission.Execute) protocol.admission().admit(StoreFixture.operation("qualified"))).claim();
+        assertThat(fixture.transactions.requiresNew(() -> protocol.completion().finish(claim, RecordStatus.SUCCEEDED,
+                Optional.of(CREATED), Optional.of("p-1")))).isTrue();
+        assertThat(fixture.store.schema().migrate()).as("nothing left to apply").isEmpty();
+        dropTables(db, qualified);
+    }
+
     @org.junit.jupiter.api.Test
     void everyMigrationIsShippedForEveryDialectInTheJarAndInServerConfig() throws IOException {
         for (Dialect dialect : Dialect.values()) {
@@ -199,21 +215,7 @@ class SchemaMigrationsTest {
     private static List<String> historicStatements(Dialect dialect, String release) throws IOException {
         String resource = "schema-history/" + dialect.name().toLowerCase(Locale.ROOT) + "/" + release + ".sql";
         try (InputStream in = SchemaMigrationsTest.class.getClassLoader().getResourceAsStream(resource)) {
-            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            List<String> statements = new ArrayList<>();
-            StringBuilder current = new StringBuilder();
-            for (String line : script.split("\n")) {
-                if (!line.strip().startsWith("--")) {
-                    current.append(line).append('\n');
-                    if (line.strip().endsWith(";")) {
-                        String statement = current.toString().strip();
-                        statements.add(statement.substring(0, statement.length() - 1)
-                                .replace(SchemaMigrations.DEFAULT_TABLE, TABLE));
-                        current.setLength(0);
-                    }
-                }
-            }
-            return statements;
+            return SchemaMigrations.split(new String(in.readAllBytes(), StandardCharsets.UTF_8), TABLE);
         }
     }
 
