@@ -73,6 +73,13 @@ class TwoNodesIT {
         Api.Reply ignored = new Api(second.base()).post("payments", body).key("faults-b-" + run)
                 .header("X-Demo-Fail", "transient").header("X-Demo-Delay-Ms", "not a number").send();
         assertThat(ignored.status()).as(ignored.text()).isEqualTo(201);
+        // The demo's hold release: absent where fault injection is off, and a name it could never hold is refused.
+        Api.Reply off = new Api(second.base()).delete("demo-faults/holds/h-" + run).send();
+        assertThat(off.status()).as(off.text()).isEqualTo(404);
+        assertThat(off.text()).contains("demo.faults");
+        Api.Reply invalid = new Api(base.toURI()).delete("demo-faults/holds/" + "h".repeat(65)).send();
+        assertThat(invalid.status()).as(invalid.text()).isEqualTo(400);
+        assertThat(invalid.text()).contains("1 to 64");
     }
 
     @Test
