@@ -33,14 +33,13 @@ public final class SchemaMigrations {
     static final String DEFAULT_TABLE = "idempotency_record";
 
     /**
-     * One numbered script.
+     * One numbered script. Its last statement writes its history row, with the oldest schema version whose library
+     * still works on the tables after it ({@code compatible_from}: below its own version for a rolling change).
      *
-     * @param version        the schema version it brings the tables to
-     * @param description    its name after the version, as in the file name
-     * @param compatibleFrom the oldest schema version whose library still works on the tables after it: below
-     *                       {@code version} for a rolling change (0: the releases from before schema versions)
+     * @param version     the schema version it brings the tables to
+     * @param description its name after the version, as in the file name
      */
-    public record Migration(int version, String description, int compatibleFrom) {
+    public record Migration(int version, String description) {
         /** {@code V0001__baseline.sql}: Flyway's versioned name, zero-padded so that Liquibase sorts it too. */
         public String fileName() {
             return String.format(Locale.ROOT, "V%04d__%s.sql", version, description);
@@ -49,7 +48,7 @@ public final class SchemaMigrations {
 
     /** Every migration of this library, in order; the last one's version is the one it works with. */
     public static final List<Migration> ALL = List.of(
-            new Migration(1, "baseline", 0));
+            new Migration(1, "baseline"));
 
     /** One row of the schema's history: a script applied to the tables. */
     public record Applied(int version, int compatibleFrom, String script) {
@@ -128,9 +127,9 @@ public final class SchemaMigrations {
     /**
      * Applies the scripts the tables lack, in order, under a database lock (PostgreSQL: a transaction-scoped advisory
      * lock, the whole migration one transaction; MariaDB: a named lock, held while each statement commits on its own;
-     * H2: a lock in this JVM). Called outside any transaction (on PostgreSQL also inside one, which it then joins). On a Galera cluster no lock spans the nodes
-     * (GET_LOCK is per node): two nodes migrating at once both run the scripts, whose statements may all run twice,
-     * and their history rows are written once.
+     * H2: a lock in this JVM). Called outside any transaction (on PostgreSQL also inside one, which it then joins).
+     * On a Galera cluster no lock spans the nodes (GET_LOCK is per node): two nodes migrating at once both run the
+     * scripts, whose statements may all run twice, and their history rows are written once.
      *
      * @return the migrations applied by this call (none when another node was first)
      */
@@ -141,8 +140,8 @@ public final class SchemaMigrations {
             // caller's transaction, it commits with that one, and the lock is held until then).
             boolean own = c.getAutoCommit();
             if (!own && dialect != Dialect.POSTGRESQL) {
-                throw new IllegalStateException("IDEM-S014 the record table's schema is migrated outside a transaction"
-                        + " on " + dialect + ", where every DDL statement commits on its own");
+                throw new IllegalStateException("IDEM-S014 the record table's schema must be migrated outside a"
+                        + " transaction on " + dialect + ", where every DDL statement commits on its own");
             }
             if (own && dialect == Dialect.POSTGRESQL) {
                 c.setAutoCommit(false);

@@ -189,6 +189,30 @@ class SchemaMigrationsTest {
         dropTables(db, qualified);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void insideACallersTransactionOnlyPostgreSqlMigratesAndThenWithThatTransaction(String database) {
+        TestDatabase db = Databases.named(database);
+        drop(db);
+        JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
+        dev.idempotency.jta.JtaTransactions transactions = new dev.idempotency.jta.JtaTransactions(
+                dev.idempotency.testing.Narayana.transactionManager());
+        if (database.equals("postgresql")) {
+            assertThatThrownBy(() -> transactions.requiresNew(() -> {
+                assertThat(store.schema().migrate()).extracting(SchemaMigrations.Migration::version).containsExactly(1);
+                throw new IllegalStateException("the caller's transaction fails");
+            })).hasMessageContaining("the caller's transaction fails");
+            assertThat(store.schema().read().recordTable()).as("rolled back with the caller's transaction").isFalse();
+            assertThat(transactions.requiresNew(() -> store.schema().migrate())).hasSize(1);
+            assertThat(store.schema().validate().version()).isEqualTo(SchemaMigrations.expected());
+        } else {
+            assertThatThrownBy(() -> transactions.requiresNew(() -> store.schema().migrate()))
+                    .hasMessageContaining("IDEM-S014");
+            assertThat(store.schema().read().recordTable()).as("nothing ran").isFalse();
+        }
+        drop(db);
+    }
+
     @org.junit.jupiter.api.Test
     void everyMigrationIsShippedForEveryDialectInTheJarAndInServerConfig() throws IOException {
         for (Dialect dialect : Dialect.values()) {
