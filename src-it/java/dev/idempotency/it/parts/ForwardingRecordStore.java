@@ -41,7 +41,7 @@ public class ForwardingRecordStore implements RecordStore {
             throw new IllegalStateException(e);
         }
         // The library creates the schema only for its own store; this one may be the first on a fresh database.
-        records.createSchema();
+        records.schema().migrate();
     }
 
     /** How many claims (inserts) went through this store. */

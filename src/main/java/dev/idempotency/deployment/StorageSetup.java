@@ -4,6 +4,7 @@ import dev.idempotency.config.IdempotencySettings;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.jdbc.JdbcRecordStore;
+import dev.idempotency.jdbc.SchemaMigrations;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.RedisOutcomeCache;
 import dev.idempotency.spi.OutcomeCache;
@@ -33,11 +34,12 @@ record StorageSetup(RecordStore store, OutcomeCache cache, boolean ownCache, Clo
         DeploymentChecks.storeServes(store, policies);
         if (store instanceof JdbcRecordStore jdbc) {
             // Outside any transaction: the migration is its own (SchemaMigrations#migrate).
+            SchemaMigrations schema = jdbc.schema();
             switch (settings.schema()) {
-                case VALIDATE -> jdbc.schema().validate();
+                case VALIDATE -> schema.validate();
                 case MIGRATE -> {
-                    jdbc.schema().migrate();
-                    jdbc.schema().validate();
+                    schema.migrate();
+                    schema.validate();
                 }
                 case NONE -> {
                     // The operator's tables, as they are.

@@ -109,14 +109,9 @@ public final class JdbcRecordStore implements RecordStore {
         return new DatabaseClock(local, dataSource, dialect, refresh);
     }
 
-    /** The version of this store's tables, and the scripts that bring them to the library's. */
+    /** The version of this store's tables, and the scripts that create them or bring them to the library's. */
     public SchemaMigrations schema() {
         return new SchemaMigrations(dataSource, dialect, table, galera);
-    }
-
-    /** Creates the tables when absent and brings existing ones to the library's schema version. */
-    public void createSchema() {
-        schema().migrate();
     }
 
     @Override

@@ -26,9 +26,7 @@ class StorageSetupTest {
 
     @AfterEach
     void drop() {
-        for (String suffix : List.of("", "_quota", "_released", "_schema")) {
-            db.update("DROP TABLE IF EXISTS " + TABLE + suffix);
-        }
+        db.dropRecordTables(TABLE);
     }
 
     @Test

@@ -14,7 +14,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.util.List;
 import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,9 +75,7 @@ class OperatorsMigrationToolsTest {
     }
 
     private static void drop(TestDatabase db, String... toolTables) {
-        for (String suffix : List.of("", "_quota", "_released", "_schema")) {
-            db.update("DROP TABLE IF EXISTS " + TABLE + suffix);
-        }
+        db.dropRecordTables(TABLE);
         for (String table : toolTables) {
             db.update("DROP TABLE IF EXISTS " + table);
         }

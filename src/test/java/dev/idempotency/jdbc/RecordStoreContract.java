@@ -828,7 +828,7 @@ abstract class RecordStoreContract {
     @Test
     void schemaCreationCanRunAgain() {
         tx(() -> db.store.insert(processing("k1", "t1", NOW)));
-        db.store.createSchema();
+        db.store.schema().migrate();
         assertThat(db.rows("")).isEqualTo(1);
     }
 

@@ -120,7 +120,7 @@ class SchemaMigrationsTest {
                 - db.count("SELECT COALESCE(SUM(released), 0) FROM " + TABLE + "_released"))
                 .as("the caller's claims in flight").isEqualTo(1);
         drop(db);
-        dropTables(db, TABLE + "_src");
+        db.dropRecordTables(TABLE + "_src");
     }
 
     @ParameterizedTest
@@ -186,7 +186,7 @@ class SchemaMigrationsTest {
         assertThat(fixture.transactions.requiresNew(() -> protocol.completion().finish(claim, RecordStatus.SUCCEEDED,
                 Optional.of(CREATED), Optional.of("p-1")))).isTrue();
         assertThat(fixture.store.schema().migrate()).as("nothing left to apply").isEmpty();
-        dropTables(db, qualified);
+        db.dropRecordTables(qualified);
     }
 
     @ParameterizedTest
@@ -244,12 +244,6 @@ class SchemaMigrationsTest {
     }
 
     private static void drop(TestDatabase db) {
-        dropTables(db, TABLE);
-    }
-
-    private static void dropTables(TestDatabase db, String table) {
-        for (String suffix : List.of("", "_quota", "_released", "_schema")) {
-            db.update("DROP TABLE IF EXISTS " + table + suffix);
-        }
+        db.dropRecordTables(TABLE);
     }
 }

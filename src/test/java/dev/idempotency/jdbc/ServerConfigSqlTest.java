@@ -34,10 +34,7 @@ class ServerConfigSqlTest {
     @ValueSource(strings = {"h2", "postgresql", "mariadb"})
     void theOperatorsSchemaAndPurgeWorkWithTheStore(String name) throws Exception {
         TestDatabase db = Databases.named(name);
-        db.update("DROP TABLE IF EXISTS " + TABLE);
-        db.update("DROP TABLE IF EXISTS " + TABLE + "_quota");
-        db.update("DROP TABLE IF EXISTS " + TABLE + "_released");
-        db.update("DROP TABLE IF EXISTS " + TABLE + "_schema");
+        db.dropRecordTables(TABLE);
         // Every migration of the dialect's folder, in order, as an operator (or Flyway) runs them.
         try (var scripts = Files.list(Path.of("server-config/sql/" + name))) {
             for (Path script : scripts.sorted().toList()) {

@@ -22,13 +22,10 @@ public final class StoreFixture {
         this.table = table;
         this.transactions = new JtaTransactions(Narayana.transactionManager());
         if (fresh) {
-            database.update("DROP TABLE IF EXISTS " + table);
-            database.update("DROP TABLE IF EXISTS " + table + "_quota");
-            database.update("DROP TABLE IF EXISTS " + table + "_released");
-            database.update("DROP TABLE IF EXISTS " + table + "_schema");
+            database.dropRecordTables(table);
         }
         this.store = JdbcRecordStore.forDataSource(database.dataSource(), table);
-        store.createSchema();
+        store.schema().migrate();
     }
 
     /** A store on the table as it is (created when absent): another node's view of a fixture's table. */

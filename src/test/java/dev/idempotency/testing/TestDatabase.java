@@ -115,6 +115,13 @@ public final class TestDatabase {
         return dataSource;
     }
 
+    /** Drops a record table and the tables beside it (counters, give-backs, schema history), where they exist. */
+    public void dropRecordTables(String table) {
+        for (String suffix : java.util.List.of("", "_quota", "_released", "_schema")) {
+            update("DROP TABLE IF EXISTS " + table + suffix);
+        }
+    }
+
     /** Runs a statement outside any transaction. */
     public int update(String sql, Object... args) {
         try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
