@@ -237,7 +237,8 @@ public final class MethodCall {
         }
         if (StoredResponse.OMITTED.equals(stored.bodyEncoding())) {
             throw new IdempotencyException(Problem.of(ProblemType.RESPONSE_TOO_LARGE, "the operation was done, but"
-                    + " its result was not kept (storage or max-response-bytes of " + method.name() + ")"));
+                    + " its result was not kept (storage or max-response-bytes of " + method.name() + ")")
+                    .withState(dev.idempotency.core.AnswerStates.APPLIED));
         }
         return json().fromJson(new String(stored.body(), StandardCharsets.UTF_8), method.declared().method().getGenericReturnType());
     }

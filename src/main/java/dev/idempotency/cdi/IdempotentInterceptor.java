@@ -11,6 +11,7 @@ import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.RecordStatus;
 import dev.idempotency.core.Admission;
+import dev.idempotency.core.AnswerStates;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.AdmissionPhase;
@@ -148,10 +149,10 @@ public class IdempotentInterceptor {
                           CapturedRequest request, Operation op) throws Exception {
         if (admission instanceof Admission.Replay replay) {
             exchange.settled(ResponseCodec.replayable(assembly.outcomes(), replay.record(), method, invocation, request),
-                    true);
+                    true, AnswerStates.ofRecord(replay.record(), op.policy().externalSideEffects()));
         } else if (admission instanceof Admission.Accepted accepted) {
             exchange.settled(OperationStatus.accepted(accepted.record(), request, op.policy().statusPath(),
-                    op.scope().key(), accepted.retryAfter()), false);
+                    op.scope().key(), accepted.retryAfter()), false, AnswerStates.IN_PROGRESS);
         } else {
             exchange.settled(Optional.empty());
         }
@@ -183,15 +184,17 @@ public class IdempotentInterceptor {
         try {
             assembly.executor().execute(() -> runTask(invocation, claim, detached));
         } catch (java.util.concurrent.RejectedExecutionException rejected) {
+            // Nothing ran: as a run that committed nothing, with the proof its claim gives.
+            dev.idempotency.IdempotencyState nothingRan = exchange.notApplied();
             assembly.protocol().completion().release(claim);
             exchange.settled(Optional.empty());
             assembly.events().fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
             throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,
                     "the server's executor did not accept the operation's task; retry later")
-                    .retryAfter(policy.retryAfterMax()), rejected);
+                    .retryAfter(policy.retryAfterMax()).withState(nothingRan), rejected);
         }
         exchange.settled(OperationStatus.accepted(running, request, policy.statusPath(), op.scope().key(),
-                policy.retryAfterMax()), false);
+                policy.retryAfterMax()), false, AnswerStates.IN_PROGRESS);
         return null;
     }
 

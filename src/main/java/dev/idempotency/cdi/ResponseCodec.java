@@ -1,6 +1,8 @@
 package dev.idempotency.cdi;
 
 import dev.idempotency.IdempotencyException;
+import dev.idempotency.IdempotencyState;
+import dev.idempotency.core.AnswerStates;
 import dev.idempotency.core.Admission;
 import dev.idempotency.core.BusinessTransaction;
 import dev.idempotency.core.Claim;
@@ -87,28 +89,32 @@ final class ResponseCodec implements OutcomeCodec<Object> {
     public Object superseded(Superseded why, Claim claim, Supplier<Admission.Replay> winner) throws Exception {
         // The winner's outcome when it has one, else 409 superseded (thrown by the protocol).
         exchange.settled(Optional.empty());
-        exchange.settled(replayable(outcomes, winner.get().record(), method, invocation, request), true);
+        IdempotencyRecord won = winner.get().record();
+        exchange.settled(replayable(outcomes, won, method, invocation, request), true,
+                AnswerStates.ofRecord(won, policy.externalSideEffects()));
         return null;
     }
 
     @Override
     public Object retryable(Object result, StoredResponse first) {
-        exchange.settled(first, false);
+        exchange.settled(first, false, exchange.notApplied());
         return result;
     }
 
     @Override
     public Object rolledBack(Object result, StoredResponse first, Optional<Exception> committedWith)
             throws Exception {
-        exchange.settled(Optional.empty());
+        IdempotencyState nothingCommitted = exchange.notApplied();
         if (committedWith.isPresent()) {
+            exchange.settledSaying(nothingCommitted);
             throw committedWith.get();
         }
+        exchange.settled(Optional.empty());
         // A success must not reach the client as done.
         if (OutcomeClassification.isSuccess(first.status())) {
-            throw new IdempotencyException(CommitSettlement.rolledBackProblem());
+            throw new IdempotencyException(CommitSettlement.rolledBackProblem().withState(nothingCommitted));
         }
-        exchange.settled(first, false);
+        exchange.settled(first, false, nothingCommitted);
         return result;
     }
 
@@ -131,7 +137,7 @@ final class ResponseCodec implements OutcomeCodec<Object> {
     @Override
     public Object committed(Object result, StoredResponse first, Optional<Exception> committedWith)
             throws Exception {
-        exchange.settled(first, false);
+        exchange.settled(first, false, AnswerStates.APPLIED);
         return answered(result, committedWith);
     }
 

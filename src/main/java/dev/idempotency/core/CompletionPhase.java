@@ -33,7 +33,14 @@ public final class CompletionPhase {
      */
     public boolean finish(Claim claim, RecordStatus status, Optional<StoredResponse> response,
                           Optional<String> resourceId) {
+        return finish(claim, status, response, resourceId, true);
+    }
+
+    // withBusinessWork: whether the outcome commits with the business transaction's work (a final failure keeps it).
+    private boolean finish(Claim claim, RecordStatus status, Optional<StoredResponse> kept,
+                           Optional<String> resourceId, boolean withBusinessWork) {
         Instant now = parts.clock().instant();
+        Optional<StoredResponse> response = kept.map(r -> AnswerStates.marked(r, status, withBusinessWork));
         Completion completion = new Completion(status, resourceId, response, now,
                 now.plus(claim.operation().policy().retention()));
         String endpoint = claim.operation().policy().endpoint();
@@ -77,7 +84,7 @@ public final class CompletionPhase {
      */
     public boolean finishAlone(Claim claim, RecordStatus status, Optional<StoredResponse> response) {
         if (!claim.inTransaction()) {
-            return parts.transactions().requiresNew(() -> finish(claim, status, response, Optional.empty()));
+            return parts.transactions().requiresNew(() -> finish(claim, status, response, Optional.empty(), false));
         }
         if (status == RecordStatus.FAILED_RETRYABLE || !claim.newRecord()) {
             return true;
@@ -85,7 +92,8 @@ public final class CompletionPhase {
         Operation op = claim.operation();
         EndpointPolicy policy = op.policy();
         Instant now = parts.clock().instant();
-        IdempotencyRecord failed = RecordFactory.finished(claim, status, Optional.empty(), response, now,
+        IdempotencyRecord failed = RecordFactory.finished(claim, status, Optional.empty(),
+                response.map(r -> AnswerStates.marked(r, status, false)), now,
                 now.plus(policy.retention()));
         try {
             parts.transactions().requiresNew(() -> {

@@ -75,11 +75,20 @@ public final class ProtocolAnswers {
         events.publish(new IdempotencyEvent.WaitingForOutcome(op.policy().endpoint(), op.scopeKey()));
     }
 
-    /** 409 for an executor whose lease ran out and whose operation was taken over or released. */
-    IdempotencyException superseded(Operation op, Optional<Instant> leaseUntil) {
+    /**
+     * 409 for an executor whose lease ran out and whose operation was taken over or released ({@code found}: its
+     * record now, which holds no outcome for this request): in progress while another executor runs it, otherwise
+     * (given back, or gone) nothing of it applied.
+     */
+    IdempotencyException superseded(Operation op, Optional<IdempotencyRecord> found) {
+        boolean running = found.isPresent() && found.get().status() == dev.idempotency.RecordStatus.PROCESSING;
         return new IdempotencyException(Problem.of(ProblemType.SUPERSEDED,
                 "this attempt's lease ran out and the operation was taken over or released; retry to get its outcome")
-                .retryAfter(retryAfter(op, leaseUntil)));
+                .retryAfter(retryAfter(op, found.flatMap(IdempotencyRecord::leaseUntil)))
+                .withState(running ? AnswerStates.IN_PROGRESS
+                        : found.isPresent() && found.get().status() == dev.idempotency.RecordStatus.FAILED_RETRYABLE
+                        ? AnswerStates.ofRecord(found.get(), op.policy().externalSideEffects())
+                        : AnswerStates.NOT_APPLIED_SAME_KEY));
     }
 
     /** 503 for a record that kept changing under every decision. */

@@ -98,7 +98,7 @@ public final class RecoveryPhase {
         if (found.isEmpty() || found.get().ownerToken().equals(claim.ownerToken())) {
             throw new IdempotencyException(Problem.of(ProblemType.STORE_UNAVAILABLE, "the database refused to commit"
                     + " this attempt for a conflict with a concurrent transaction: nothing was done; retry with the same"
-                    + " key").retryAfter(ProtocolAnswers.STORE_RETRY_AFTER));
+                    + " key").retryAfter(ProtocolAnswers.STORE_RETRY_AFTER).withState(AnswerStates.NOT_APPLIED_SAME_KEY));
         }
         return afterFenced(claim.operation(), found);
     }
@@ -114,7 +114,7 @@ public final class RecoveryPhase {
         if (found.isPresent() && found.get().status().isReplayable() && op.fingerprint().matches(found.get().requestHash())) {
             return parts.answers().replay(op, found.get());
         }
-        throw parts.answers().superseded(op, found.flatMap(IdempotencyRecord::leaseUntil));
+        throw parts.answers().superseded(op, found);
     }
 
     /**

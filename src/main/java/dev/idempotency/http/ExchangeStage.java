@@ -1,5 +1,6 @@
 package dev.idempotency.http;
 
+import dev.idempotency.IdempotencyState;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.OutcomeClassification.FailureKind;
 import dev.idempotency.core.TransactionEnd;
@@ -132,20 +133,28 @@ public sealed interface ExchangeStage {
 
     /**
      * Nothing more to record: the claim (if there was one) finished, was released or was fenced out. The
-     * reply, when there is one, is what the response filter sends.
+     * reply, when there is one, is what the response filter sends; without one, {@code state} is what the answer
+     * that goes out instead (the application's own, for a failure it declared not to roll back) says, when the
+     * exchange knows it (a problem the library raises carries its own).
      */
-    record Settled(CapturedRequest request, Operation operation, int attempt, Optional<Reply> reply)
-            implements ExchangeStage {
+    record Settled(CapturedRequest request, Operation operation, int attempt, Optional<Reply> reply,
+                   Optional<IdempotencyState> state) implements ExchangeStage {
+        public Settled {
+            Objects.requireNonNull(reply, "reply");
+            Objects.requireNonNull(state, "state");
+        }
+
         @Override
         public Operation active() {
             return operation;
         }
     }
 
-    /** What the response filter sends: a stored outcome, and whether it is a replay. */
-    record Reply(StoredResponse response, boolean replayed) {
+    /** What the response filter sends: a stored outcome, whether it is a replay, and what it says. */
+    record Reply(StoredResponse response, boolean replayed, IdempotencyState state) {
         public Reply {
             Objects.requireNonNull(response, "response");
+            Objects.requireNonNull(state, "state");
         }
     }
 }

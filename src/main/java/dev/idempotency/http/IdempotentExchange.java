@@ -1,6 +1,8 @@
 package dev.idempotency.http;
 
 import dev.idempotency.IdempotencyContext;
+import dev.idempotency.IdempotencyState;
+import dev.idempotency.core.AnswerStates;
 import dev.idempotency.Scope;
 import dev.idempotency.core.Claim;
 import dev.idempotency.core.CommitSettlement;
@@ -40,6 +42,9 @@ public class IdempotentExchange implements IdempotencyContext {
     OutcomeStorage outcomes;
 
     private final AtomicReference<ExchangeStage> stage = new AtomicReference<>(new ExchangeStage.Idle());
+    // Whether the application was given the key or a key derived from it while this request ran: a downstream call
+    // may have acted under it, so a failure of this run can never tell the client that a new key is safe.
+    private volatile boolean keyHandedOut;
 
     /** Where the request stands now. */
     public ExchangeStage stage() {
@@ -64,7 +69,7 @@ public class IdempotentExchange implements IdempotencyContext {
 
     /** The operation is answered without executing anything: a replay, an in-flight answer. */
     public void answered(Operation operation, Reply reply) {
-        stage.set(new ExchangeStage.Settled(stage.get().request(), operation, 0, Optional.of(reply)));
+        stage.set(new ExchangeStage.Settled(stage.get().request(), operation, 0, Optional.of(reply), Optional.empty()));
     }
 
     /** Admission claimed the operation: the business method runs. */
@@ -84,12 +89,38 @@ public class IdempotentExchange implements IdempotencyContext {
     /** The claim needs nothing more; {@code reply}, if any, is what goes out. */
     public void settled(Optional<Reply> reply) {
         ExchangeStage now = stage.get();
-        stage.set(new ExchangeStage.Settled(now.request(), now.active(), now.attempt(), reply));
+        stage.set(new ExchangeStage.Settled(now.request(), now.active(), now.attempt(), reply, Optional.empty()));
     }
 
-    /** The claim needs nothing more, and {@code response} goes out (a replay when {@code replayed}). */
-    public void settled(StoredResponse response, boolean replayed) {
-        settled(Optional.of(new Reply(response, replayed)));
+    /** The claim needs nothing more, and {@code response} goes out (a replay when {@code replayed}), saying {@code state}. */
+    public void settled(StoredResponse response, boolean replayed, IdempotencyState state) {
+        settled(Optional.of(new Reply(response, replayed, state)));
+    }
+
+    /** The claim needs nothing more; the application's own answer goes out, and says {@code state}. */
+    public void settledSaying(IdempotencyState state) {
+        ExchangeStage now = stage.get();
+        stage.set(new ExchangeStage.Settled(now.request(), now.active(), now.attempt(), Optional.empty(),
+                Optional.of(state)));
+    }
+
+    /**
+     * What an answer says when nothing of the run this request holds a claim for committed ({@link
+     * AnswerStates#notApplied}); read it before the claim is settled.
+     */
+    public IdempotencyState notApplied() {
+        return stage.get().unsettledClaim().map(claim -> AnswerStates.notApplied(claim, keyHandedOut))
+                .orElse(AnswerStates.NOT_APPLIED_SAME_KEY);
+    }
+
+    /**
+     * While a thrown failure waits to be recorded: what an answer of {@code status} for it says (its work rolled
+     * back; final or retryable as its kind and the status make it). Empty at any other stage.
+     */
+    public Optional<IdempotencyState> failureState(int status) {
+        return stage.get() instanceof ExchangeStage.Failed failed
+                ? Optional.of(AnswerStates.failed(failed.claim(), !failed.kind().retryable(status), keyHandedOut))
+                : Optional.empty();
     }
 
     /** Something threw while the claim was held: the response filter records the mapped response as this kind. */
@@ -140,6 +171,7 @@ public class IdempotentExchange implements IdempotencyContext {
         if (now.unsettledClaim().isPresent()) {
             settleAbandoned(now);
         }
+        keyHandedOut = false;
         stage.set(new ExchangeStage.Idle());
     }
 
@@ -164,7 +196,11 @@ public class IdempotentExchange implements IdempotencyContext {
 
     @Override
     public Optional<Scope> scope() {
-        return Optional.ofNullable(stage.get().active()).map(Operation::scope);
+        Optional<Scope> scope = Optional.ofNullable(stage.get().active()).map(Operation::scope);
+        if (scope.isPresent()) {
+            keyHandedOut = true;
+        }
+        return scope;
     }
 
     @Override
@@ -178,6 +214,7 @@ public class IdempotentExchange implements IdempotencyContext {
         if (operation == null) {
             throw new IllegalStateException("IDEM-X001 no idempotent operation is active in this call");
         }
+        keyHandedOut = true;
         return operation.derive(purpose);
     }
 

@@ -2,6 +2,7 @@ package dev.idempotency.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idempotency.IdempotencyState;
 import dev.idempotency.Problem;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -30,6 +31,7 @@ public final class ProblemResponses {
                 .entity(body(problem));
         problem.retryAfterSeconds().ifPresent(seconds -> builder.header(HttpHeaders.RETRY_AFTER, seconds));
         problem.location().ifPresent(location -> builder.header(HttpHeaders.LOCATION, location));
+        problem.answerState().ifPresent(state -> builder.header(IdempotencyState.HEADER, state.headerValue()));
         return builder.build();
     }
 
@@ -47,6 +49,12 @@ public final class ProblemResponses {
         json.put("status", problem.status());
         json.put("detail", problem.detail());
         problem.retryAfterSeconds().ifPresent(seconds -> json.put("retryAfter", seconds));
+        // RFC 9457 section 3.2 extension members: the same as the header says.
+        problem.answerState().ifPresent(state -> {
+            json.put(IdempotencyState.STATE_MEMBER, state.state().token());
+            json.put(IdempotencyState.NEXT_MEMBER, state.next().token());
+            state.expires().ifPresent(at -> json.put(IdempotencyState.EXPIRES_MEMBER, at.toString()));
+        });
         try {
             return MAPPER.writeValueAsBytes(json);
         } catch (JsonProcessingException e) {

@@ -1,6 +1,7 @@
 package dev.idempotency.jaxrs;
 
 import dev.idempotency.IdempotencyException;
+import dev.idempotency.Problem;
 import dev.idempotency.core.Operation;
 import dev.idempotency.http.ExchangeStage;
 import dev.idempotency.deployment.Assembly;
@@ -22,6 +23,9 @@ public class IdempotencyExceptionMapper implements ExceptionMapper<IdempotencyEx
         if (rejected != null) {
             assembly.events().rejected(rejected.policy().endpoint(), rejected.scopeKey(), exception);
         }
-        return assembly.problems().toResponse(exception.problem());
+        // Thrown by the run this request holds a claim for: nothing of it committed, whatever the problem's type says.
+        Problem problem = exception.problem();
+        return assembly.problems().toResponse(collaborators.exchange().failureState(problem.status())
+                .map(problem::withState).orElse(problem));
     }
 }

@@ -11,6 +11,7 @@ import dev.idempotency.http.IdempotentExchange;
 import dev.idempotency.endpoints.IdempotentEndpoint;
 import dev.idempotency.core.Admission;
 import dev.idempotency.core.AdmissionPhase;
+import dev.idempotency.core.AnswerStates;
 import dev.idempotency.core.Operation;
 import dev.idempotency.http.ExchangeStage;
 import dev.idempotency.http.OperationStatus;
@@ -117,10 +118,11 @@ public class IdempotencyRequestFilter implements ContainerRequestFilter {
         }
         ExchangeStage.Reply reply;
         if (answer.get() instanceof Admission.Replay replay) {
-            reply = new ExchangeStage.Reply(assembly.outcomes().replayed(replay.record()), true);
+            reply = new ExchangeStage.Reply(assembly.outcomes().replayed(replay.record()), true,
+                    AnswerStates.ofRecord(replay.record(), op.policy().externalSideEffects()));
         } else if (answer.get() instanceof Admission.Accepted accepted) {
             reply = new ExchangeStage.Reply(OperationStatus.accepted(accepted.record(), request,
-                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false);
+                    op.policy().statusPath(), op.scope().key(), accepted.retryAfter()), false, AnswerStates.IN_PROGRESS);
         } else {
             throw new IllegalStateException("IDEM-X003 an answer without a claim cannot be " + answer.get());
         }

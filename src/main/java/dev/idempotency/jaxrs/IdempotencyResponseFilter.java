@@ -2,6 +2,8 @@ package dev.idempotency.jaxrs;
 
 import dev.idempotency.http.ProblemResponses;
 import dev.idempotency.http.ResponseSnapshots;
+import dev.idempotency.IdempotencyState;
+import dev.idempotency.core.AnswerStates;
 import dev.idempotency.core.CommitSettlement;
 import dev.idempotency.core.TransactionEnd;
 import dev.idempotency.http.ExchangeStage;
@@ -30,12 +32,24 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
         IdempotentExchange exchange = collaborators.exchange();
         ExchangeStage stage = exchange.stage();
         if (stage instanceof ExchangeStage.Settled settled) {
-            settled.reply().ifPresent(reply -> ResponseSnapshots.apply(reply.response(), response, reply.replayed()));
+            if (settled.reply().isPresent()) {
+                ExchangeStage.Reply reply = settled.reply().get();
+                ResponseSnapshots.apply(reply.response(), response, reply.replayed());
+                say(reply.state(), response);
+            } else if (settled.state().isPresent()) {
+                say(settled.state().get(), response);
+            } else if (settled.operation() != null && !response.getHeaders().containsKey(IdempotencyState.HEADER)) {
+                // Neither a reply nor a problem of the library's said what happened: nobody here can tell.
+                say(AnswerStates.UNKNOWN, response);
+            }
         } else if (stage instanceof ExchangeStage.AwaitingCommit awaiting) {
             int firstStatus = awaiting.first().status();
             if (CommitSettlement.committedPlainly(awaiting.end(), firstStatus, response.getStatus())) {
                 ResponseSnapshots.apply(awaiting.first(), response, false);
+                say(AnswerStates.APPLIED, response);
             } else if (awaiting.end() != TransactionEnd.OPEN) {
+                // Read before the claim is settled: what a rollback says depends on it.
+                IdempotencyState nothingCommitted = exchange.notApplied();
                 CommitSettlement.JoinedAnswer answer;
                 try {
                     answer = collaborators.assembly().commits().settleJoined(awaiting.claim(), awaiting.end(),
@@ -43,12 +57,14 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
                 } finally {
                     exchange.settled(java.util.Optional.empty());
                 }
-                answer(answer, awaiting.first(), response);
+                answer(answer, awaiting.first(), response, nothingCommitted);
             }
         } else if (stage instanceof ExchangeStage.Failed failed) {
             StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
+            IdempotencyState recorded = exchange.failureState(failure.status()).orElseThrow();
             exchange.recordFailure(failure);
             ResponseSnapshots.apply(failure, response, false);
+            say(recorded, response);
         }
     }
 
@@ -57,13 +73,21 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
      * {@link CommitSettlement} settled. A known rollback keeps the application's mapped answer, unless the
      * answer is the method's own success (the application marked the transaction rollback-only).
      */
-    private void answer(CommitSettlement.JoinedAnswer answer, StoredResponse first, ContainerResponseContext response) {
+    private void answer(CommitSettlement.JoinedAnswer answer, StoredResponse first, ContainerResponseContext response,
+                        IdempotencyState nothingCommitted) {
         switch (answer) {
-            case FIRST_RESPONSE -> ResponseSnapshots.apply(first, response, false);
-            case APPLICATION_ANSWER -> { }
+            case FIRST_RESPONSE -> {
+                ResponseSnapshots.apply(first, response, false);
+                say(AnswerStates.APPLIED, response);
+            }
+            case APPLICATION_ANSWER -> say(nothingCommitted, response);
             case RETRY_LATER -> replaceWith(CommitSettlement.retryLaterProblem(), response);
-            case ROLLED_BACK -> replaceWith(CommitSettlement.rolledBackProblem(), response);
+            case ROLLED_BACK -> replaceWith(CommitSettlement.rolledBackProblem().withState(nothingCommitted), response);
         }
+    }
+
+    private static void say(IdempotencyState state, ContainerResponseContext response) {
+        response.getHeaders().putSingle(IdempotencyState.HEADER, state.headerValue());
     }
 
     private void replaceWith(dev.idempotency.Problem problem, ContainerResponseContext response) {

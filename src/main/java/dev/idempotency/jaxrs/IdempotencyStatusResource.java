@@ -1,5 +1,8 @@
 package dev.idempotency.jaxrs;
 
+import dev.idempotency.IdempotencyState;
+import dev.idempotency.core.AnswerStates;
+
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.http.CapturedRequest;
 import dev.idempotency.http.ResponseSnapshots;
@@ -79,17 +82,21 @@ public abstract class IdempotencyStatusResource {
         IdempotencyRecord record = assembly.statusLookups().findOwnWaiting(request, endpoint(), key, wait, consumesMessages)
                 .orElseThrow(() -> new IdempotencyException(Problem.of(ProblemType.OPERATION_NOT_FOUND,
                         "no operation with this key for this caller")));
+        // What the record says, and until when: after its expiry the key is new again.
+        String state = AnswerStates.ofRecord(record, policy.externalSideEffects()).headerValue();
         if (!policy.asynchronous()) {
-            return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
+            return Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE)
+                    .header(IdempotencyState.HEADER, state).build();
         }
         // The task's status: 202 while it runs, then its stored outcome; a retryable end leaves the state for
         // the client, whose retry of the key runs the operation again.
         return switch (record.status()) {
             case PROCESSING -> Response.accepted(OperationStatus.json(record)).type(MediaType.APPLICATION_JSON_TYPE)
                     .header(HttpHeaders.RETRY_AFTER, OperationStatus.retryAfterSeconds(policy.retryAfterMax()))
-                    .build();
-            case SUCCEEDED, FAILED_FINAL -> outcome(assembly.outcomes().replayed(record));
-            case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE).build();
+                    .header(IdempotencyState.HEADER, state).build();
+            case SUCCEEDED, FAILED_FINAL -> outcome(assembly.outcomes().replayed(record), state);
+            case FAILED_RETRYABLE -> Response.ok(OperationStatus.json(record), MediaType.APPLICATION_JSON_TYPE)
+                    .header(IdempotencyState.HEADER, state).build();
         };
     }
 
@@ -112,10 +119,10 @@ public abstract class IdempotencyStatusResource {
         return Duration.ZERO;
     }
 
-    private static Response outcome(StoredResponse stored) {
-        Response.ResponseBuilder response = Response.status(stored.status());
+    private static Response outcome(StoredResponse stored, String state) {
+        Response.ResponseBuilder response = Response.status(stored.status()).header(IdempotencyState.HEADER, state);
         stored.headers().forEach((name, values) -> {
-            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_TYPE)) {
+            if (!name.equalsIgnoreCase(HttpHeaders.CONTENT_TYPE) && !name.equalsIgnoreCase(IdempotencyState.HEADER)) {
                 values.forEach(value -> response.header(name, value));
             }
         });

@@ -776,34 +776,7 @@ class IdempotentEndpointTest {
         return UUID.randomUUID().toString();
     }
 
-    /** Holds the method of the request with this key inside its business transaction until released. */
-    private static final class HeldExecution {
-        private final java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
-
-        HeldExecution(String key) {
-            PaymentResource.duringExecution = k -> {
-                if (k.equals(key) && running.getCount() > 0) {
-                    running.countDown();
-                    await(released);
-                }
-            };
-        }
-
-        void awaitRunning() {
-            await(running);
-        }
-
-        void release() {
-            released.countDown();
-        }
-    }
-
     private static void await(java.util.concurrent.CountDownLatch latch) {
-        try {
-            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        HeldExecution.await(latch);
     }
 }

@@ -228,6 +228,10 @@ public class PaymentResource {
         if (request == null || request.amount == null || request.amount.signum() <= 0) {
             throw new PaymentRejected("amount must be positive");
         }
+        if ("unavailable-before-any-key".equals(fail)) {
+            // Fails before the key, or a key derived from it, was handed to anything.
+            throw new AcquirerUnavailable();
+        }
         duringExecution.accept(idempotency.key().orElse(""));
         Payment payment = new Payment();
         payment.id = UUID.randomUUID().toString();

@@ -109,7 +109,7 @@ class IdempotentExchangeTest {
         assertThat(awaiting.end()).isEqualTo(TransactionEnd.COMMITTED);
         assertThat(awaiting.first()).isSameAs(CREATED);
 
-        exchange.settled(CREATED, false);
+        exchange.settled(CREATED, false, dev.idempotency.core.AnswerStates.APPLIED);
         exchange.transactionEnded(TransactionEnd.UNKNOWN);
         ExchangeStage.Settled settled = (ExchangeStage.Settled) exchange.stage();
         assertThat(settled.reply()).map(ExchangeStage.Reply::response).containsSame(CREATED);
