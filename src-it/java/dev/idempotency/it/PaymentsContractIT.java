@@ -135,8 +135,10 @@ class PaymentsContractIT {
         assertThat(created.get("amount").decimalValue()).isEqualByComparingTo("100.00");
         assertThat(created.get("chargeId").asText()).isNotBlank();
         assertThat(first.header("Idempotent-Replayed")).isNull();
+        assertState(first, "applied;next=stop");
 
         Api.Reply replay = api.post("payments", payment(created.get("merchantOrderNo").asText(), "100.00")).key(key).send();
+        assertState(replay, "applied;next=stop;expires=@");
         assertThat(replay.status()).isEqualTo(201);
         assertThat(replay.header("Location")).isEqualTo(first.header("Location"));
         assertThat(replay.header("Content-Type")).isEqualTo(first.header("Content-Type"));
@@ -243,6 +245,7 @@ class PaymentsContractIT {
     @Test
     void aMissingOrMalformedKeyIs400Problem() {
         assertProblem(api.post("payments", payment(order("D"), "5")).send(), 400, "key-missing");
+        assertState(api.post("payments", payment(order("D"), "5")).send(), "not-applied;next=stop");
         assertProblem(api.post("payments", payment(order("D"), "5")).key("has space").send(), 400, "key-invalid");
         assertProblem(api.post("payments", payment(order("D"), "5")).key("k".repeat(256)).send(), 400, "key-invalid");
         assertProblem(api.post("payments", payment(order("D"), "5")).key("\"unterminated").send(), 400, "key-invalid");
@@ -289,11 +292,13 @@ class PaymentsContractIT {
         String key = key();
         Api.Reply first = api.post("payments", payment(order("G"), "-1")).key(key).send();
         assertProblem(first, 400, null);
+        assertState(first, "not-applied;next=stop");
         Api.Reply replay = api.post("payments", payment(order("G"), "-1")).key(key).send();
         assertThat(replay.status()).isEqualTo(400);
         assertThat(replay.body()).isEqualTo(first.body());
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
         assertProblem(api.post("payments", payment(order("G"), "5").replace("EUR", "euro")).key(key()).send(), 400, null);
+        assertState(replay, "not-applied;next=stop;expires=@");
     }
 
     @Test
@@ -313,6 +318,7 @@ class PaymentsContractIT {
         String paid = api.post("payments", payment(order, "9")).key(key()).send().json().get("id").asText();
         Api.Reply again = api.post("payments", payment(order, "9")).key(key()).send();
         assertProblem(again, 409, null);
+        assertState(again, "not-applied;next=stop");
         assertThat(again.json().get("paymentId").asText()).isEqualTo(paid);
         assertThat(again.json().get("detail").asText()).contains(paid);
         assertThat(payments(order)).hasSize(1);
@@ -326,6 +332,7 @@ class PaymentsContractIT {
         Api.Reply failed = api.post("payments", payment(order, "11")).key(key).header("X-Demo-Fail", "transient").send();
         assertProblem(failed, 503, null);
         assertThat(failed.header("Retry-After")).isNotNull();
+        assertState(failed, "not-applied;next=same-key");
         assertThat(payments(order)).as("rolled back").isEmpty();
         assertThat(charges(order)).as("the acquirer charged once").hasSize(1);
         Api.Reply retry = api.post("payments", payment(order, "11")).key(key).send();
@@ -345,6 +352,7 @@ class PaymentsContractIT {
         String order = order("J");
         Api.Reply failed = api.post("payments", payment(order, "13")).key(key).header("X-Demo-Fail", "at-commit").send();
         assertThat(failed.status()).as(failed.text()).isEqualTo(503);
+        assertState(failed, "not-applied;next=");
         assertThat(payments(order)).isEmpty();
         assertThat(api.get("idempotency/" + key).send().json().get("state").asText()).isEqualTo("FAILED_RETRYABLE");
         Api.Reply retry = api.post("payments", payment(order, "13")).key(key).send();
@@ -365,6 +373,7 @@ class PaymentsContractIT {
             Api.Reply duplicate = api.post("payments", payment(order, "15")).key(key).send();
             assertProblem(duplicate, 409, "request-in-flight");
             assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isBetween(1, 5);
+            assertState(duplicate, "in-progress;next=same-key");
         } finally {
             api.release(hold);
         }
@@ -671,6 +680,22 @@ class PaymentsContractIT {
 
     private List<JsonNode> charges(String order) {
         return api.get("acquirer/charges?merchantOrderNo=" + order).send().list();
+    }
+
+    /**
+     * The answer's Idempotency-State starts with {@code expected} (a state, its next step, and an expiry where one is
+     * expected); the library's own problems say the same in their members.
+     */
+    static void assertState(Api.Reply reply, String expected) {
+        String state = reply.header("Idempotency-State");
+        assertThat(state).as("Idempotency-State of " + reply.status() + " " + reply.text()).startsWith(expected);
+        String type = reply.header("Content-Type");
+        if (type != null && type.startsWith("application/problem+json")
+                && reply.json().path("type").asText().startsWith("https://idempotency.dev/problems/")) {
+            String[] parts = state.split(";");
+            assertThat(reply.json().path("idempotencyState").asText()).isEqualTo(parts[0]);
+            assertThat("next=" + reply.json().path("idempotencyNext").asText()).isEqualTo(parts[1]);
+        }
     }
 
     static void assertProblem(Api.Reply reply, int status, String librarySlug) {

@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static dev.idempotency.it.PaymentsContractIT.assertProblem;
+import static dev.idempotency.it.PaymentsContractIT.assertState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -85,6 +86,7 @@ class StatusCodesIT {
         CompletableFuture<Api.Reply> first = heldFirst("statuses/accepted", key);
         Api.Reply duplicate = api.post("statuses/accepted", "{}").key(key).send();
         assertThat(duplicate.status()).as(duplicate.text()).isEqualTo(202);
+        assertState(duplicate, "in-progress;next=same-key");
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
         String location = duplicate.header("Location");
         assertThat(location).endsWith("/api/statuses/operations/" + key);
@@ -94,6 +96,7 @@ class StatusCodesIT {
         release(key);
         Api.Reply original = first.get(30, TimeUnit.SECONDS);
         assertThat(original.status()).isEqualTo(201);
+        assertState(original, "applied;next=stop");
         JsonNode done = statusAt(location);
         assertThat(done.get("state").asText()).isEqualTo("SUCCEEDED");
         assertThat(done.get("responseStatus").asInt()).isEqualTo(201);
@@ -108,6 +111,7 @@ class StatusCodesIT {
         // Answered while the task is still held: the request does not wait for the method.
         Api.Reply accepted = api.post("statuses/task", "{}").key(key).send();
         assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertState(accepted, "in-progress;next=same-key");
         assertThat(Integer.parseInt(accepted.header("Retry-After"))).isPositive();
         String location = accepted.header("Location");
         assertThat(location).endsWith("/api/statuses/tasks/" + key);
@@ -119,6 +123,7 @@ class StatusCodesIT {
         String path = location.substring(location.indexOf("/api/") + "/api/".length());
         Api.Reply running = api.get(path).send();
         assertThat(running.status()).isEqualTo(202);
+        assertState(running, "in-progress;next=same-key");
         assertThat(running.json().get("state").asText()).isEqualTo("PROCESSING");
 
         release(key);
@@ -126,6 +131,7 @@ class StatusCodesIT {
         Api.Reply outcome = api.get(path).send();
         assertThat(outcome.status()).as(outcome.text()).isEqualTo(200);
         assertThat(outcome.header("Idempotent-Replayed")).isEqualTo("true");
+        assertState(outcome, "applied;next=stop;expires=@");
         assertThat(outcome.json().get("key").asText()).isEqualTo(key);
         assertThat(outcome.json().get("execution").asInt()).isEqualTo(1);
         assertThat(outcome.json().get("thread").asText()).as("the server's managed executor ran it")
@@ -142,6 +148,7 @@ class StatusCodesIT {
         CompletableFuture<Api.Reply> first = heldFirst("statuses/too-early", key);
         Api.Reply duplicate = api.post("statuses/too-early", "{}").key(key).send();
         assertProblem(duplicate, 425, "request-in-flight");
+        assertState(duplicate, "in-progress;next=same-key");
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
         release(key);
         assertThat(first.get(30, TimeUnit.SECONDS).status()).isEqualTo(201);
@@ -158,6 +165,7 @@ class StatusCodesIT {
         CompletableFuture<Api.Reply> first = heldFirst("statuses/in-transaction", key);
         Api.Reply duplicate = api.post("statuses/in-transaction", "{}").key(key).send();
         assertProblem(duplicate, 409, "request-in-flight");
+        assertState(duplicate, "in-progress;next=same-key");
         assertThat(Integer.parseInt(duplicate.header("Retry-After"))).isPositive();
         Api.Reply listed = api.get(admin + "?state=PROCESSING").as("operator").send();
         assertThat(listed.status()).as(listed.text()).isEqualTo(200);
@@ -182,6 +190,7 @@ class StatusCodesIT {
             String key = key();
             Api.Reply first = api.post(path, "{}").key(key).send();
             assertThat(first.status()).as(path + ": " + first.text()).isGreaterThanOrEqualTo(500);
+            assertState(first, "not-applied;next=");
             Api.Reply retry = api.post(path, "{}").key(key).send();
             assertThat(retry.header("Idempotent-Replayed")).as(path + ": nothing was kept, nothing to replay: "
                     + retry.text()).isNull();
@@ -197,6 +206,7 @@ class StatusCodesIT {
         release(key);
         Api.Reply fenced = first.get(30, TimeUnit.SECONDS);
         assertProblem(fenced, 409, "superseded");
+        assertState(fenced, "in-progress;next=same-key");
         assertThat(Integer.parseInt(fenced.header("Retry-After"))).isPositive();
     }
 
@@ -211,6 +221,7 @@ class StatusCodesIT {
         }
         Api.Reply refused = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key()).send();
         assertProblem(refused, 429, "too-many-keys");
+        assertState(refused, "not-applied;next=same-key");
         assertThat(Integer.parseInt(refused.header("Retry-After"))).isPositive();
         for (Api.Reply first : firsts) {
             String key = first.json().get("key").asText();
@@ -228,6 +239,7 @@ class StatusCodesIT {
         String key = key();
         Api.Reply first = api.post("statuses/rollback-only", "{}").key(key).send();
         assertProblem(first, 500, "rolled-back");
+        assertState(first, "not-applied;next=");
         Api.Reply retry = api.post("statuses/rollback-only", "{}").key(key).send();
         assertProblem(retry, 500, "rolled-back");
         assertThat(executions(key)).as("nothing recorded: the retry ran again").isEqualTo(2);
@@ -236,7 +248,9 @@ class StatusCodesIT {
     @Test
     void aResponseOverTheEndpointsLimitIs500ResponseTooLargeAndNothingIsRecorded() {
         String key = key();
-        assertProblem(api.post("statuses/large", "{}").key(key).send(), 500, "response-too-large");
+        Api.Reply tooLarge = api.post("statuses/large", "{}").key(key).send();
+        assertProblem(tooLarge, 500, "response-too-large");
+        assertState(tooLarge, "not-applied;next=");
         assertProblem(api.post("statuses/large", "{}").key(key).send(), 500, "response-too-large");
         assertThat(executions(key)).isEqualTo(2);
     }
@@ -244,7 +258,9 @@ class StatusCodesIT {
     @Test
     void anIdempotentMethodCalledPastTheFiltersIs500NotConfigured() {
         String key = key();
-        assertProblem(api.post("statuses/direct", "{}").key(key).send(), 500, "not-configured");
+        Api.Reply direct = api.post("statuses/direct", "{}").key(key).send();
+        assertProblem(direct, 500, "not-configured");
+        assertState(direct, "not-applied;next=stop");
     }
 
     @Test
@@ -255,6 +271,7 @@ class StatusCodesIT {
         assertThat(Integer.parseInt(api.post("control/foreign-rules/statuses.rules", "").send().text())).isPositive();
         Api.Reply retry = api.post("statuses/rules", "{\"amount\":1}").key(key).send();
         assertProblem(retry, 409, "fingerprint-rules-unknown");
+        assertState(retry, "unknown;next=same-key");
         assertThat(Integer.parseInt(retry.header("Retry-After"))).isPositive();
         assertThat(executions(key)).isEqualTo(1);
     }
@@ -263,8 +280,10 @@ class StatusCodesIT {
     void aBodyOverTheLimitIs413BodyTooLargeAndTheKeyStaysFree() {
         String key = key();
         String tenant = "large-" + key; // a tenant of its own: the endpoint's key limit counts per tenant
-        assertProblem(api.post("statuses/keys", "{\"note\":\"" + "x".repeat(5000) + "\"}").header("X-Tenant", tenant)
-                .key(key).send(), 413, "body-too-large");
+        Api.Reply tooLarge = api.post("statuses/keys", "{\"note\":\"" + "x".repeat(5000) + "\"}")
+                .header("X-Tenant", tenant).key(key).send();
+        assertProblem(tooLarge, 413, "body-too-large");
+        assertState(tooLarge, "not-applied;next=stop");
         Api.Reply fitting = api.post("statuses/keys", "{}").header("X-Tenant", tenant).key(key).send();
         assertThat(fitting.status()).as("nothing was recorded for the refused body: " + fitting.text()).isEqualTo(201);
         assertThat(fitting.header("Idempotent-Replayed")).isNull();
@@ -273,7 +292,9 @@ class StatusCodesIT {
     @Test
     void aBodyThatDoesNotParseStrictlyIs400BodyMalformed() {
         String key = key();
-        assertProblem(api.post("statuses/keys", "{\"amount\":1,\"amount\":2}").key(key).send(), 400, "body-malformed");
+        Api.Reply malformed = api.post("statuses/keys", "{\"amount\":1,\"amount\":2}").key(key).send();
+        assertProblem(malformed, 400, "body-malformed");
+        assertState(malformed, "not-applied;next=stop");
         assertThat(executions(key)).isZero();
     }
 
