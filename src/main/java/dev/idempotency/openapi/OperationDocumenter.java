@@ -2,6 +2,7 @@ package dev.idempotency.openapi;
 
 import dev.idempotency.InFlightPolicy;
 import dev.idempotency.KeySource;
+import dev.idempotency.IdempotencyState;
 import dev.idempotency.core.EndpointPolicy;
 import dev.idempotency.core.KeyRules;
 import dev.idempotency.http.ProblemResponses;
@@ -127,12 +128,14 @@ final class OperationDocumenter {
                 response.addHeader(ResponseSnapshots.REPLAYED_HEADER, header("`true` on a replay: the first outcome"
                         + " of this key, sent again", Schema.SchemaType.BOOLEAN));
             }
+            stateHeader(response);
         }
         if (responses.getDefaultValue() != null && (responses.getDefaultValue().getHeaders() == null
                 || !responses.getDefaultValue().getHeaders().containsKey(ResponseSnapshots.REPLAYED_HEADER))) {
             responses.getDefaultValue().addHeader(ResponseSnapshots.REPLAYED_HEADER, header("`true` on a replay",
                     Schema.SchemaType.BOOLEAN));
         }
+        stateHeader(responses.getDefaultValue());
         String key = policy.keySource() == KeySource.HEADER ? "the `" + policy.keyName() + "` header"
                 : "the body field `" + policy.keyName() + "`";
         if (policy.asynchronous() || policy.inFlight() == InFlightPolicy.ACCEPTED) {
@@ -141,6 +144,7 @@ final class OperationDocumenter {
                     : "A request with this key is still running; its status, then its outcome, is at `Location`");
             accepted.addHeader("Location", header("The operation's status resource", Schema.SchemaType.STRING));
             accepted.addHeader("Retry-After", retryAfter());
+            stateHeader(accepted);
             add(responses, "202", accepted);
         }
         add(responses, "400", problem("The request is not one the library can hold to its key: " + key
@@ -179,6 +183,10 @@ final class OperationDocumenter {
         extension.put("in-flight", policy.inFlight().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         extension.put("retention", policy.retention().toString());
         extension.put("asynchronous", policy.asynchronous());
+        // What every answer says about the operation (docs/adr/0019): the header, and its vocabulary.
+        extension.put("state-header", IdempotencyState.HEADER);
+        extension.put("states", states());
+        extension.put("next-steps", nextSteps());
         return extension;
     }
 
@@ -234,7 +242,19 @@ final class OperationDocumenter {
         if (retryAfter) {
             response.addHeader("Retry-After", retryAfter());
         }
+        stateHeader(response);
         return response;
+    }
+
+    // Every answer of an idempotent operation carries it: the application's own, replays and the library's problems.
+    private static void stateHeader(APIResponse response) {
+        if (response != null && (response.getHeaders() == null
+                || !response.getHeaders().containsKey(IdempotencyState.HEADER))) {
+            response.addHeader(IdempotencyState.HEADER, header("What this answer says about the operation and what"
+                    + " the client may do next, an RFC 9651 item: `applied`, `not-applied`, `in-progress` or `unknown`;"
+                    + " `next=same-key|new-key|stop`; `expires=@<epoch seconds>` when the key's record expires, after"
+                    + " which the key is new again", Schema.SchemaType.STRING));
+        }
     }
 
     private static Header retryAfter() {
@@ -263,7 +283,28 @@ final class OperationDocumenter {
                 .addProperty("status", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.INTEGER))
                 .addProperty("detail", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING))
                 .addProperty("retryAfter", SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.INTEGER)
-                        .description("The same as the Retry-After header, in seconds"));
+                        .description("The same as the Retry-After header, in seconds"))
+                .addProperty(IdempotencyState.STATE_MEMBER, tokens(states(),
+                        "Whether the operation was applied: the state of the Idempotency-State header"))
+                .addProperty(IdempotencyState.NEXT_MEMBER, tokens(nextSteps(),
+                        "What the client may do next: the `next` of the Idempotency-State header"))
+                .addProperty(IdempotencyState.EXPIRES_MEMBER, SchemaTypes.typed(OASFactory.createSchema(),
+                        Schema.SchemaType.STRING).format("date-time")
+                        .description("When the key's record expires, after which the key is new again"));
         components.addSchema(PROBLEM_SCHEMA, problem);
+    }
+
+    private static Schema tokens(List<String> tokens, String description) {
+        Schema schema = SchemaTypes.typed(OASFactory.createSchema(), Schema.SchemaType.STRING).description(description);
+        tokens.forEach(schema::addEnumeration);
+        return schema;
+    }
+
+    private static List<String> states() {
+        return java.util.Arrays.stream(IdempotencyState.Applied.values()).map(IdempotencyState.Applied::token).toList();
+    }
+
+    private static List<String> nextSteps() {
+        return java.util.Arrays.stream(IdempotencyState.Next.values()).map(IdempotencyState.Next::token).toList();
     }
 }

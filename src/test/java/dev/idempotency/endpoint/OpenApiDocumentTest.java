@@ -63,16 +63,23 @@ class OpenApiDocumentTest {
         assertThat(responses.get("409").getHeaders()).containsKey("Retry-After");
         assertThat(responses.get("429").getDescription()).contains("more than 3 operations in progress");
         assertThat(responses.get("503").getHeaders()).containsKey("Retry-After");
-        assertThat(responses.get("422").getHeaders()).isNullOrEmpty();
+        // No Retry-After on a mismatch: no retry of that request with that key gets past it.
+        assertThat(responses.get("422").getHeaders()).doesNotContainKey("Retry-After");
+        responses.forEach((status, response) -> assertThat(response.getHeaders()).as(status)
+                .containsKey("Idempotency-State"));
         assertThat(responses.get("201").getHeaders()).containsKey("Idempotent-Replayed");
         assertThat(create.getExtensions()).containsKey("x-idempotency");
         @SuppressWarnings("unchecked")
         Map<String, Object> facts = (Map<String, Object>) create.getExtensions().get("x-idempotency");
         assertThat(facts).containsEntry("endpoint", "payments.create").containsEntry("key-required", true)
-                .containsEntry("in-flight", "conflict").containsEntry("retention", "PT24H");
+                .containsEntry("in-flight", "conflict").containsEntry("retention", "PT24H")
+                .containsEntry("state-header", "Idempotency-State")
+                .containsEntry("states", java.util.List.of("applied", "not-applied", "in-progress", "unknown"))
+                .containsEntry("next-steps", java.util.List.of("same-key", "new-key", "stop"));
         assertThat(document.getComponents().getSchemas()).containsKey("IdempotencyProblem");
         assertThat(document.getComponents().getSchemas().get("IdempotencyProblem").getProperties())
-                .containsKeys("type", "title", "status", "detail", "retryAfter");
+                .containsKeys("type", "title", "status", "detail", "retryAfter", "idempotencyState",
+                        "idempotencyNext", "idempotencyExpires");
 
         Operation byOrder = post(document, "/api/payments/by-order");
         assertThat(byOrder.getParameters()).as("its key is a body field").isNullOrEmpty();
@@ -81,7 +88,8 @@ class OpenApiDocumentTest {
 
         Operation accepted = post(document, "/api/payments/accepted");
         assertThat(accepted.getResponses().getAPIResponses()).containsKey("202").doesNotContainKey("425");
-        assertThat(accepted.getResponses().getAPIResponse("202").getHeaders()).containsKeys("Location", "Retry-After");
+        assertThat(accepted.getResponses().getAPIResponse("202").getHeaders()).containsKeys("Location", "Retry-After",
+                "Idempotency-State");
 
         Operation waiting = post(document, "/api/payments/waiting");
         assertThat(waiting.getParameters()).singleElement().satisfies(own ->
