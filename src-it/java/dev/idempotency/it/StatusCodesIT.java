@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.idempotency.it.statuses.AcceptedOperations;
 import dev.idempotency.it.statuses.TaskOperations;
 import dev.idempotency.it.statuses.DirectCall;
+import dev.idempotency.it.statuses.RetryingApi;
+import dev.idempotency.it.statuses.ScriptedDownstream;
 import dev.idempotency.it.statuses.Holds;
 import dev.idempotency.it.statuses.DownstreamEcho;
 import dev.idempotency.it.statuses.EchoApi;
@@ -54,7 +56,9 @@ class StatusCodesIT {
             "idempotency.endpoints.statuses.in-transaction.in-flight-wait=PT1S",
             // LedgerApi's derived key: its purpose and header by configuration (configKey "ledger").
             "idempotency.client.ledger.purpose=ledger.post",
-            "idempotency.client.ledger.header=Ledger-Key", "");
+            "idempotency.client.ledger.header=Ledger-Key",
+            // The client half's budget: four sends within 20 s.
+            "idempotency.client.retry.max-attempts=4", "idempotency.client.retry.max-time=PT20S", "");
 
     @Deployment(testable = false)
     static WebArchive statuses() throws Exception {
@@ -62,7 +66,7 @@ class StatusCodesIT {
                 .addClasses(StatusesApplication.class, StatusesResource.class, AcceptedOperations.class,
                         TaskOperations.class, StatusesResource.TaskOutcome.class,
                         DirectCall.class, TestControl.class, Holds.class, StatusesAdmin.class, DownstreamEcho.class,
-                        EchoApi.class, LedgerApi.class);
+                        EchoApi.class, LedgerApi.class, ScriptedDownstream.class, RetryingApi.class);
     }
 
     @ArquillianResource
@@ -434,6 +438,26 @@ class StatusCodesIT {
         Api.Reply entered = api.get("control/entered/" + key).send();
         assertThat(entered.status()).as("the first execution entered its hold").isEqualTo(204);
         return first;
+    }
+
+    // The client half inside the server (WildFly's RESTEasy, Payara's Jersey): one derived key for every attempt,
+    // in-progress and unknown answers asked again after their Retry-After, an outcome still unknown after the budget
+    // a typed exception.
+    @Test
+    void theClientHalfRetriesWhatTheAnswersAllowUnderOneKeyAndNeverGuessesAnUnknownOutcome() {
+        Api.Reply served = api.post("statuses/retried?script=in-progress,unknown", "{}").key(key()).send();
+        assertThat(served.status()).as(served.text()).isEqualTo(200);
+        JsonNode answer = served.json().path("answer");
+        assertThat(answer.path("calls").asInt()).as("two answers retried, the third the outcome").isEqualTo(3);
+        assertThat(answer.path("key").asText()).as("the operation's derived key on every attempt")
+                .isEqualTo(served.json().path("expectedKey").asText());
+        assertThat(answer.path("sameBody").asBoolean()).isTrue();
+
+        Api.Reply unknown = api.post("statuses/retried?script=unknown*", "{}").key(key()).send();
+        assertThat(unknown.status()).as(unknown.text()).isEqualTo(200);
+        assertThat(unknown.json().path("unknown").asBoolean()).isTrue();
+        assertThat(unknown.json().path("attempts").asInt()).isEqualTo(4);
+        assertThat(unknown.json().path("lastState").asText()).startsWith("unknown;next=same-key");
     }
 
     private void release(String key) {

@@ -16,7 +16,9 @@ import java.util.Set;
  * (a) per key at most one payment and at most one charge per derived key; (b) every acknowledged success
  * or final failure has its committed record (and payment), every payment has its SUCCEEDED record;
  * (c) every success of a key is the same bytes; (d) no PROCESSING record past its lease; (e) no 5xx but
- * 503 with Retry-After.
+ * 503 with Retry-After; (f) no answer whose Idempotency-State the database contradicts afterwards: an answer that
+ * said {@code applied} has its committed record (and, for a success, its payment); one that said {@code not-applied}
+ * and {@code stop} its final failure recorded and no payment; every 2xx and 4xx answer says its state.
  */
 final class Checker {
     /** Where the checker reads: the run's database, or a dedicated one a scenario started itself. */
@@ -29,7 +31,8 @@ final class Checker {
 
     /** The counts the report prints; {@link #violations()} empty means every invariant held. */
     record Result(int keys, int executed, int duplicatePayments, int duplicateCharges, int lostAcknowledgements,
-                  int orphanPayments, int driftingReplays, int stuckRecords, int serverErrors, List<String> violations) {
+                  int orphanPayments, int driftingReplays, int stuckRecords, int serverErrors, int contradictedStates,
+                  List<String> violations) {
     }
 
     static Result check(List<Operations.Operation> ops, History history) throws SQLException {
@@ -47,6 +50,7 @@ final class Checker {
         int orphans = 0;
         int drifting = 0;
         int serverErrors = 0;
+        int contradicted = 0;
         try (Connection c = db.connect()) {
             for (Operations.Operation op : ops) {
                 int payments = count(c, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order());
@@ -84,6 +88,11 @@ final class Checker {
                         serverErrors++;
                         violations.add(op.key() + ": " + h.status() + " from " + h.node());
                     }
+                    String contradiction = contradiction(h, payments, status);
+                    if (contradiction != null) {
+                        contradicted++;
+                        violations.add(op.key() + ": " + h.status() + " from " + h.node() + " " + contradiction);
+                    }
                 }
                 if (successBodies.size() > 1) {
                     drifting++;
@@ -96,8 +105,37 @@ final class Checker {
                 violations.add(stuck + " PROCESSING records past their lease");
             }
             return new Result(ops.size(), executed, duplicatePayments, duplicateCharges, lost, orphans, drifting, stuck,
-                    serverErrors, violations);
+                    serverErrors, contradicted, violations);
         }
+    }
+
+    /**
+     * What the database says against an answer's Idempotency-State, or null. The server itself may answer some
+     * statuses (401 before the application, 503 from a suspended node), so only successes and the protocol's own
+     * conflicts (409, 422, 425, 429) must carry it.
+     */
+    static String contradiction(History.Op answer, int payments, String recordStatus) {
+        String state = answer.state();
+        if (state == null) {
+            boolean mustSay = (answer.status() >= 200 && answer.status() < 300) || answer.status() == 409
+                    || answer.status() == 422 || answer.status() == 425 || answer.status() == 429;
+            return mustSay ? "said no Idempotency-State" : null;
+        }
+        boolean success = answer.status() >= 200 && answer.status() < 300 && answer.status() != 202;
+        if (state.startsWith("applied;")) {
+            boolean recorded = success ? "SUCCEEDED".equals(recordStatus) && payments == 1
+                    : "SUCCEEDED".equals(recordStatus) || "FAILED_FINAL".equals(recordStatus);
+            return recorded ? null : "said " + state + " but the record is " + recordStatus + " with " + payments
+                    + " payments";
+        }
+        if (state.startsWith("not-applied;next=stop")) {
+            return "FAILED_FINAL".equals(recordStatus) && payments == 0 ? null : "said " + state + " but the record is "
+                    + recordStatus + " with " + payments + " payments";
+        }
+        if (success && !state.startsWith("applied;")) {
+            return "a success that said " + state;
+        }
+        return null;
     }
 
     /**

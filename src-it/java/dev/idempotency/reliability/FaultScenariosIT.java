@@ -490,7 +490,7 @@ class FaultScenariosIT {
                         + " service waits 1 s; retries resolved by the PayoutOutcomeResolver asking the acquirer",
                 Duration.ofNanos(System.nanoTime() - start),
                 Map.of("503 (unknown, then still processing)", 2L, "201 (resolved, then replayed)", 2L),
-                new Checker.Result(1, paid, paid > 1 ? 1 : 0, 0, 0, 0, 0, 0, 0,
+                new Checker.Result(1, paid, paid > 1 ? 1 : 0, 0, 0, 0, 0, 0, 0, 0,
                         paid == 1 ? List.of() : List.of(paid + " payouts")));
         assertThat(paid).as("one payout, never a second").isEqualTo(1);
         assertThat(record).isEqualTo("SUCCEEDED after 3 attempts");
@@ -607,7 +607,7 @@ class FaultScenariosIT {
         pool.shutdown();
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         System.out.println("bad input: " + cases.size() + " requests in " + took.toMillis() + " ms: " + mix);
-        Checker.Result none = new Checker.Result(0, 0, 0, 0, 0, 0, 0, 0, violations.size(), violations);
+        Checker.Result none = new Checker.Result(0, 0, 0, 0, 0, 0, 0, 0, violations.size(), 0, violations);
         Report.write("11. Bad input", cases.size() + " generated requests from 8 clients on node A ("
                         + scale.hugeBodies + " of 10 MB)", "hostile keys, bodies, content types and credentials",
                 took, mix, none);
@@ -665,7 +665,7 @@ class FaultScenariosIT {
         }
         Report.write("12. Isolation and secrets", "1 key reused by another user and another tenant",
                 "none (the servers' logs and the record table searched for the key and credentials)", Duration.ZERO,
-                history.statusMix(), new Checker.Result(3, executed, 0, 0, 0, 0, 0, 0, 0, List.of()));
+                history.statusMix(), new Checker.Result(3, executed, 0, 0, 0, 0, 0, 0, 0, 0, List.of()));
     }
 
     // Issue 31: a business method four times longer than its lease (12 s under the nodes' 3 s lease of payments.create,

@@ -19,27 +19,29 @@ final class History {
 
     /**
      * One completed request; {@code atMillis}: when its answer (or failure) came, by the client's clock;
-     * {@code tookMillis}: how long the client waited for it.
+     * {@code tookMillis}: how long the client waited for it; {@code state}: its {@code Idempotency-State} (null
+     * without one).
      */
     record Op(String key, String node, boolean sameBody, Kind kind, int status, String bodyHash, boolean retryAfter,
-              String error, long atMillis, long tookMillis) {
+              String state, String error, long atMillis, long tookMillis) {
     }
 
     private final List<Op> ops = new CopyOnWriteArrayList<>();
 
-    void ok(String key, String node, boolean sameBody, int status, byte[] body, boolean retryAfter, long sentAt) {
+    void ok(String key, String node, boolean sameBody, int status, byte[] body, boolean retryAfter, String state,
+            long sentAt) {
         long now = System.currentTimeMillis();
-        ops.add(new Op(key, node, sameBody, Kind.OK, status, sha256(body), retryAfter, null, now, now - sentAt));
+        ops.add(new Op(key, node, sameBody, Kind.OK, status, sha256(body), retryAfter, state, null, now, now - sentAt));
     }
 
     void fail(String key, String node, boolean sameBody, String error, long sentAt) {
         long now = System.currentTimeMillis();
-        ops.add(new Op(key, node, sameBody, Kind.FAIL, 0, null, false, error, now, now - sentAt));
+        ops.add(new Op(key, node, sameBody, Kind.FAIL, 0, null, false, null, error, now, now - sentAt));
     }
 
     void info(String key, String node, boolean sameBody, long sentAt) {
         long now = System.currentTimeMillis();
-        ops.add(new Op(key, node, sameBody, Kind.INFO, 0, null, false, "client timeout", now, now - sentAt));
+        ops.add(new Op(key, node, sameBody, Kind.INFO, 0, null, false, null, "client timeout", now, now - sentAt));
     }
 
     List<Op> ops() {

@@ -59,7 +59,8 @@ final class LoadClient {
             HttpResponse<byte[]> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
             counter(answered, node).incrementAndGet();
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
-            history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter, sentAt);
+            history.ok(op.key(), name, sameBody, response.statusCode(), response.body(), retryAfter,
+                    response.headers().firstValue("Idempotency-State").orElse(null), sentAt);
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
                     response.headers().firstValue("Content-Type").orElse(""),
                     new String(response.body(), StandardCharsets.UTF_8));
@@ -270,7 +271,8 @@ final class LoadClient {
                         && !answer.body().contains("\"FAILED_RETRYABLE\"");
                 if (done || System.nanoTime() > deadline) {
                     history.ok(op.key(), name, true, response.statusCode(), response.body(),
-                            answer.retryAfter() != null, sentAt);
+                            answer.retryAfter() != null, response.headers().firstValue("Idempotency-State").orElse(null),
+                            sentAt);
                     return answer;
                 }
             } catch (IOException e) {

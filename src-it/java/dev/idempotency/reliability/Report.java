@@ -26,7 +26,8 @@ final class Report {
                 + result.duplicatePayments() + ", duplicate charges " + result.duplicateCharges()
                 + ", lost acknowledgements " + result.lostAcknowledgements() + ", payments without record "
                 + result.orphanPayments() + ", drifting replays " + result.driftingReplays() + ", stuck records "
-                + result.stuckRecords() + ", undocumented 5xx " + result.serverErrors() + "\n"
+                + result.stuckRecords() + ", undocumented 5xx " + result.serverErrors() + ", answers whose state the"
+                + " database contradicts " + result.contradictedStates() + "\n"
                 + "- verdict: " + (result.violations().isEmpty() ? "held" : "VIOLATED " + result.violations()) + "\n\n";
         Files.writeString(FILE, section, StandardOpenOption.APPEND);
         System.out.print(section);

@@ -186,6 +186,33 @@ public class StatusesResource {
         return Response.ok(json, MediaType.APPLICATION_JSON_TYPE).build();
     }
 
+    /**
+     * Calls the scripted downstream through the client half (IdempotentCalls, configured; the Rest Client's derived
+     * key): its answer, or, when its outcome stayed unknown, what the typed exception said.
+     */
+    @POST
+    @Path("retried")
+    @Idempotent(endpoint = "statuses.retried")
+    public Response retried(@jakarta.ws.rs.QueryParam("script") String script,
+                            @jakarta.ws.rs.HeaderParam("Authorization") String authorization,
+                            @jakarta.ws.rs.core.Context jakarta.ws.rs.core.UriInfo uri) {
+        RetryingApi downstream = org.eclipse.microprofile.rest.client.RestClientBuilder.newBuilder()
+                .baseUri(uri.getBaseUri()).build(RetryingApi.class);
+        String expected = idempotency.derive("scripted.call");
+        try {
+            String answer = dev.idempotency.jaxrs.IdempotentCalls.configured()
+                    .run(key -> downstream.call(authorization, script, "{\"amount\":5}"));
+            return Response.ok("{\"answer\":" + answer + ",\"expectedKey\":\"" + expected + "\"}",
+                    MediaType.APPLICATION_JSON_TYPE).build();
+        } catch (RuntimeException e) {
+            dev.idempotency.jaxrs.OperationOutcomeUnknownException unknown =
+                    dev.idempotency.jaxrs.OperationOutcomeUnknownException.in(e).orElseThrow(() -> e);
+            return Response.ok("{\"unknown\":true,\"attempts\":" + unknown.attempts() + ",\"lastStatus\":"
+                    + unknown.lastStatus() + ",\"lastState\":\"" + unknown.lastState().map(Object::toString).orElse("")
+                    + "\"}", MediaType.APPLICATION_JSON_TYPE).build();
+        }
+    }
+
     private String key() {
         return idempotency.key().orElseThrow();
     }

@@ -6,9 +6,10 @@ import jakarta.ws.rs.ProcessingException;
 import java.util.Optional;
 
 /**
- * A call through {@link IdempotentRetryFilter} whose operation's outcome nobody could tell within the retry budget:
+ * A call through {@link IdempotentCalls} whose operation's outcome nobody could tell within the retry budget:
  * the server's last answer said {@code unknown} or {@code in-progress} (or, from a server without
- * {@code Idempotency-State}, still in flight or unavailable). The work may or may not have been applied: the caller
+ * {@code Idempotency-State}, still in flight or unavailable), or no answer came at all. The work may or may not have
+ * been applied: the caller
  * must not guess, nor send the operation under a new key; a later call with the same key gets its outcome.
  *
  * <p>A JAX-RS runtime may hand it to the caller wrapped in a {@link ProcessingException}: {@link #in(Throwable)}

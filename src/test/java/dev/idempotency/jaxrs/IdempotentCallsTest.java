@@ -28,13 +28,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * The client half against a real HTTP server (the JDK's) that answers as scripted: as this library does, with
  * {@code Idempotency-State}, and as a server that only follows the IETF draft does, without it.
  */
-class IdempotentRetryFilterTest {
+class IdempotentCallsTest {
     private HttpServer server;
     private final Deque<Answer> script = new ArrayDeque<>();
     private final List<Sent> sent = new CopyOnWriteArrayList<>();
     private final List<Duration> waits = new ArrayList<>();
     // The budget's time: it moves only when the filter waits, by what it waits.
-    private final IdempotentRetryFilter.Timeline timeline = new IdempotentRetryFilter.Timeline() {
+    private final IdempotentCalls.Timeline timeline = new IdempotentCalls.Timeline() {
         private long now;
 
         @Override
@@ -49,6 +49,7 @@ class IdempotentRetryFilterTest {
         }
     };
     private Client client;
+    private IdempotentCalls calls;
     private String uri;
 
     record Answer(int status, Map<String, String> headers, String body) {
@@ -74,7 +75,8 @@ class IdempotentRetryFilterTest {
         });
         server.start();
         uri = "http://127.0.0.1:" + server.getAddress().getPort() + "/payments";
-        client = ClientBuilder.newClient().register(new IdempotentRetryFilter(4, Duration.ofSeconds(30), timeline));
+        client = ClientBuilder.newClient();
+        calls = new IdempotentCalls(4, Duration.ofSeconds(30), timeline);
     }
 
     @AfterEach
@@ -97,8 +99,10 @@ class IdempotentRetryFilterTest {
                 "{\"id\":\"p-1\"}");
     }
 
+    // One operation through a JAX-RS client whose attempts answer with a Response.
     private Response post() {
-        return client.target(uri).request().post(Entity.json("{\"amount\":5}"));
+        return calls.run(key -> client.target(uri).request().header("Idempotency-Key", key)
+                .post(Entity.json("{\"amount\":5}")));
     }
 
     @Test
@@ -117,8 +121,8 @@ class IdempotentRetryFilterTest {
     @Test
     void theCallersOwnKeyIsKeptForEveryAttempt() {
         answers(state(503, "not-applied;next=same-key", "1"), created());
-        Response answer = client.target(uri).request().header("Idempotency-Key", "order-42")
-                .post(Entity.json("{\"amount\":5}"));
+        Response answer = calls.run("order-42", key -> client.target(uri).request().header("Idempotency-Key", key)
+                .post(Entity.json("{\"amount\":5}")));
         assertThat(answer.getStatus()).isEqualTo(201);
         assertThat(sent).extracting(Sent::key).containsExactly("order-42", "order-42");
     }
@@ -159,8 +163,7 @@ class IdempotentRetryFilterTest {
 
     @Test
     void aRetryAfterBeyondTheBudgetEndsTheRetriesThere() {
-        client.close();
-        client = ClientBuilder.newClient().register(new IdempotentRetryFilter(10, Duration.ofSeconds(5), timeline));
+        calls = new IdempotentCalls(10, Duration.ofSeconds(5), timeline);
         answers(state(409, "in-progress;next=same-key", "3"), state(409, "in-progress;next=same-key", "3"));
         assertThat(OperationOutcomeUnknownException.in(catchThrowable(this::post))).isPresent();
         assertThat(sent).as("3 s fits the 5 s budget once, not twice").hasSize(2);
@@ -192,15 +195,61 @@ class IdempotentRetryFilterTest {
                 + " commit").isPresent();
     }
 
+    // What a Rest Client method with an entity type does: the entity for a 2xx, WebApplicationException otherwise.
+    @Test
+    void anAttemptThatAnswersWithAnEntityOrThrowsItsAnswerIsReadTheSameWay() {
+        answers(state(409, "in-progress;next=same-key", "1"), created());
+        String entity = calls.run(key -> client.target(uri).request().header("Idempotency-Key", key)
+                .post(Entity.json("{\"amount\":5}"), String.class));
+        assertThat(entity).isEqualTo("{\"id\":\"p-1\"}");
+        assertThat(sent).hasSize(2).extracting(Sent::key).containsOnly(sent.get(0).key());
+
+        script.clear();
+        sent.clear();
+        answers(state(402, "applied;next=stop", null));
+        Throwable declined = catchThrowable(() -> calls.run(key -> client.target(uri).request()
+                .header("Idempotency-Key", key).post(Entity.json("{}"), String.class)));
+        assertThat(declined).as("the answer, rethrown as the client threw it")
+                .isInstanceOf(jakarta.ws.rs.WebApplicationException.class);
+        assertThat(((jakarta.ws.rs.WebApplicationException) declined).getResponse().getStatus()).isEqualTo(402);
+        assertThat(sent).hasSize(1);
+    }
+
+    @Test
+    void anAttemptThatGotNoAnswerIsAskedAgainWithTheSameKeyAndNeverGuessed() {
+        List<String> keys = new ArrayList<>();
+        int[] calls = {0};
+        Throwable thrown = catchThrowable(() -> this.calls.run(key -> {
+            keys.add(key);
+            calls[0]++;
+            throw new ProcessingException("connection reset");
+        }));
+        OperationOutcomeUnknownException unknown = OperationOutcomeUnknownException.in(thrown).orElseThrow();
+        assertThat(unknown.lastStatus()).isZero();
+        assertThat(unknown.getCause()).hasMessage("connection reset");
+        assertThat(calls[0]).isEqualTo(4);
+        assertThat(keys).containsOnly(keys.get(0));
+
+        answers(created());
+        int[] attempts = {0};
+        Response answer = this.calls.run(key -> {
+            if (attempts[0]++ == 0) {
+                throw new ProcessingException("read timed out");
+            }
+            return client.target(uri).request().header("Idempotency-Key", key).post(Entity.json("{}"));
+        });
+        assertThat(answer.getStatus()).as("the answer lost, then asked for again").isEqualTo(201);
+    }
+
     @Test
     void theVerdictOfEachAnswer() {
-        assertThat(IdempotentRetryFilter.verdict(201, dev.idempotency.IdempotencyState.parse("applied;next=stop"), false))
-                .isEqualTo(IdempotentRetryFilter.Verdict.ANSWER);
-        assertThat(IdempotentRetryFilter.verdict(409, dev.idempotency.IdempotencyState.parse("in-progress;next=same-key"),
-                true)).isEqualTo(IdempotentRetryFilter.Verdict.RETRY_UNKNOWN);
-        assertThat(IdempotentRetryFilter.verdict(503, java.util.Optional.empty(), false))
-                .isEqualTo(IdempotentRetryFilter.Verdict.RETRY_UNKNOWN);
-        assertThat(IdempotentRetryFilter.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).isEmpty();
-        assertThat(IdempotentRetryFilter.retryAfter(" 7 ")).contains(Duration.ofSeconds(7));
+        assertThat(IdempotentCalls.verdict(201, dev.idempotency.IdempotencyState.parse("applied;next=stop"), false))
+                .isEqualTo(IdempotentCalls.Verdict.ANSWER);
+        assertThat(IdempotentCalls.verdict(409, dev.idempotency.IdempotencyState.parse("in-progress;next=same-key"),
+                true)).isEqualTo(IdempotentCalls.Verdict.RETRY_UNKNOWN);
+        assertThat(IdempotentCalls.verdict(503, java.util.Optional.empty(), false))
+                .isEqualTo(IdempotentCalls.Verdict.RETRY_UNKNOWN);
+        assertThat(IdempotentCalls.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT")).isEmpty();
+        assertThat(IdempotentCalls.retryAfter(" 7 ")).contains(Duration.ofSeconds(7));
     }
 }
