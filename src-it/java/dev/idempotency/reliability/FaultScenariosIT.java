@@ -76,6 +76,30 @@ class FaultScenariosIT {
         }
     }
 
+    // The checker's comparison of each answer's Idempotency-State with the database can fail: one broken state at a
+    // time, as a library that said the wrong thing would leave it.
+    @Test
+    void theCheckerCatchesEveryAnswerWhoseStateTheDatabaseContradicts() {
+        assertThat(Checker.contradiction(answer(201, "applied;next=stop"), 1, "SUCCEEDED", true)).isNull();
+        assertThat(Checker.contradiction(answer(201, "applied;next=stop"), 0, "FAILED_RETRYABLE", true))
+                .as("applied, but nothing committed").isNotNull();
+        assertThat(Checker.contradiction(answer(402, "applied;next=stop"), 0, "PROCESSING", true))
+                .as("a final answer applied, but no outcome recorded").isNotNull();
+        assertThat(Checker.contradiction(answer(400, "not-applied;next=stop"), 0, "FAILED_FINAL", true)).isNull();
+        assertThat(Checker.contradiction(answer(400, "not-applied;next=stop"), 1, "FAILED_FINAL", true))
+                .as("not applied, but paid").isNotNull();
+        assertThat(Checker.contradiction(answer(201, "not-applied;next=new-key"), 1, "SUCCEEDED", true))
+                .as("a success that says nothing was done").isNotNull();
+        assertThat(Checker.contradiction(answer(201, null), 1, "SUCCEEDED", true)).as("a success that says nothing").isNotNull();
+        assertThat(Checker.contradiction(answer(409, "in-progress;next=same-key"), 1, "SUCCEEDED", true)).isNull();
+        assertThat(Checker.contradiction(answer(503, null), 0, "FAILED_RETRYABLE", true)).as("the server's own 503").isNull();
+        assertThat(Checker.contradiction(answer(202, null), 0, null, false)).as("the demo's own command queue").isNull();
+    }
+
+    private static History.Op answer(int status, String state) {
+        return new History.Op("k", "a", true, History.Kind.OK, status, "", false, state, null, 0, 0);
+    }
+
     // ClaimMode.IN_TRANSACTION: the claim dies with the transaction, so there is no lease to wait out: the first
     // retry after the crash runs the operation (once), on either node.
     @Test
