@@ -84,8 +84,7 @@ public final class AnswerStates {
     }
 
     private static Optional<Applied> storedMarker(IdempotencyRecord record) {
-        return record.response().map(r -> r.header(STORED_MARKER)).flatMap(marker ->
-                Optional.ofNullable(IdempotencyState.parse(marker + ";next=stop").map(IdempotencyState::state)
-                        .orElse(null)));
+        return record.response().map(r -> r.header(STORED_MARKER))
+                .flatMap(marker -> IdempotencyState.parse(marker + ";next=stop")).map(IdempotencyState::state);
     }
 }

@@ -5,6 +5,7 @@ import dev.idempotency.IdempotencyException;
 import dev.idempotency.InFlightPolicy;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
+import dev.idempotency.RecordStatus;
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.QuotaExceededException;
 import dev.idempotency.spi.StoreUnavailableException;
@@ -81,12 +82,12 @@ public final class ProtocolAnswers {
      * (given back, or gone) nothing of it applied.
      */
     IdempotencyException superseded(Operation op, Optional<IdempotencyRecord> found) {
-        boolean running = found.isPresent() && found.get().status() == dev.idempotency.RecordStatus.PROCESSING;
+        boolean running = found.isPresent() && found.get().status() == RecordStatus.PROCESSING;
         return new IdempotencyException(Problem.of(ProblemType.SUPERSEDED,
                 "this attempt's lease ran out and the operation was taken over or released; retry to get its outcome")
                 .retryAfter(retryAfter(op, found.flatMap(IdempotencyRecord::leaseUntil)))
                 .withState(running ? AnswerStates.IN_PROGRESS
-                        : found.isPresent() && found.get().status() == dev.idempotency.RecordStatus.FAILED_RETRYABLE
+                        : found.isPresent() && found.get().status() == RecordStatus.FAILED_RETRYABLE
                         ? AnswerStates.ofRecord(found.get(), op.policy().externalSideEffects())
                         : AnswerStates.NOT_APPLIED_SAME_KEY));
     }

@@ -58,6 +58,9 @@ public class IdempotencyResponseFilter implements ContainerResponseFilter {
                     exchange.settled(java.util.Optional.empty());
                 }
                 answer(answer, awaiting.first(), response, nothingCommitted);
+            } else {
+                // The caller's transaction outlives the response: whether it will commit, nobody here knows yet.
+                say(AnswerStates.UNKNOWN, response);
             }
         } else if (stage instanceof ExchangeStage.Failed failed) {
             StoredResponse failure = ResponseSnapshots.ofContext(response, failed.request(), failed.claim().operation().policy());
