@@ -46,15 +46,6 @@ public record IdempotencyState(Applied state, Next next, Optional<Instant> expir
         public String token() {
             return token;
         }
-
-        static Optional<Applied> of(String token) {
-            for (Applied applied : values()) {
-                if (applied.token.equals(token)) {
-                    return Optional.of(applied);
-                }
-            }
-            return Optional.empty();
-        }
     }
 
     /** What the client may do next. */
@@ -78,15 +69,6 @@ public record IdempotencyState(Applied state, Next next, Optional<Instant> expir
         /** The structured field token. */
         public String token() {
             return token;
-        }
-
-        static Optional<Next> of(String token) {
-            for (Next next : values()) {
-                if (next.token.equals(token)) {
-                    return Optional.of(next);
-                }
-            }
-            return Optional.empty();
         }
     }
 
@@ -131,14 +113,14 @@ public record IdempotencyState(Applied state, Next next, Optional<Instant> expir
             return Optional.empty();
         }
         String[] parts = header.trim().split(";");
-        Optional<Applied> state = Applied.of(parts[0].trim().toLowerCase(Locale.ROOT));
+        Optional<Applied> state = byToken(Applied.values(), Applied::token, parts[0].trim().toLowerCase(Locale.ROOT));
         Optional<Next> next = Optional.empty();
         Optional<Instant> expires = Optional.empty();
         for (int i = 1; i < parts.length; i++) {
             String[] nameValue = parts[i].trim().split("=", 2);
             String value = nameValue.length == 2 ? nameValue[1].trim() : "";
             if (nameValue[0].equals("next")) {
-                next = Next.of(value.toLowerCase(Locale.ROOT));
+                next = byToken(Next.values(), Next::token, value.toLowerCase(Locale.ROOT));
             } else if (nameValue[0].equals("expires") && value.startsWith("@")) {
                 try {
                     expires = Optional.of(Instant.ofEpochSecond(Long.parseLong(value.substring(1))));
@@ -155,5 +137,14 @@ public record IdempotencyState(Applied state, Next next, Optional<Instant> expir
         } catch (IllegalArgumentException contradictory) {
             return Optional.empty();
         }
+    }
+
+    private static <T> Optional<T> byToken(T[] values, java.util.function.Function<T, String> tokenOf, String token) {
+        for (T value : values) {
+            if (tokenOf.apply(value).equals(token)) {
+                return Optional.of(value);
+            }
+        }
+        return Optional.empty();
     }
 }
