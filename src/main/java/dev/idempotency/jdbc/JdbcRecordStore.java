@@ -16,10 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.logging.Logger;
@@ -28,9 +25,9 @@ import java.util.logging.Logger;
  * The {@link RecordStore} on a JTA DataSource: each method is one statement on a connection taken from
  * the DataSource, so it runs in whatever JTA transaction the protocol has begun (the claim's own, or
  * the business transaction). Timestamps are UTC {@code LocalDateTime}s truncated to microseconds, which
- * every supported database keeps exactly. One class, over 350 lines, because it is the SPI's statements on the record
- * table, one method each, beside each other (the quota accounting is {@link QuotaAccounts}', the row mapping
- * {@link RecordRows}', the SQL {@link RecordSql}'s).
+ * every supported database keeps exactly. It holds the statements of one operation's life; the quota accounting is
+ * {@link QuotaAccounts}', the statements that look after the table as a whole {@link RecordMaintenance}'s, the row
+ * mapping {@link RecordRows}', the SQL {@link RecordSql}'s, what a failed statement means {@link StoreFailures}'.
  */
 public final class JdbcRecordStore implements RecordStore {
     private static final Logger LOG = Logger.getLogger(JdbcRecordStore.class.getName());
@@ -40,6 +37,8 @@ public final class JdbcRecordStore implements RecordStore {
     private final String table;
     private final RecordSql sql;
     private final QuotaAccounts quota;
+    private final RecordMaintenance maintenance;
+    private final StoreFailures failures;
     private final boolean galera;
 
     public JdbcRecordStore(DataSource dataSource, Dialect dialect, String table) {
@@ -52,6 +51,8 @@ public final class JdbcRecordStore implements RecordStore {
         this.table = Objects.requireNonNull(table, "table");
         this.sql = new RecordSql(table, dialect);
         this.quota = new QuotaAccounts(sql, dialect);
+        this.maintenance = new RecordMaintenance(sql, quota);
+        this.failures = new StoreFailures(dialect, table);
         this.galera = galera;
     }
 
@@ -121,7 +122,7 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public void insertInTransaction(IdempotencyRecord record, List<String> aliasKeys, int waitSeconds) {
-        waitingAtMost(() -> {
+        failures.waitingAtMost(() -> {
             insert(record, QuotaCharge.NONE, aliasKeys, positive(waitSeconds));
             return null;
         });
@@ -201,7 +202,7 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public boolean takeOverInTransaction(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
                                          IdempotencyRecord replacement, int waitSeconds) {
-        return waitingAtMost(() -> takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement,
+        return failures.waitingAtMost(() -> takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement,
                 QuotaCharge.NONE, positive(waitSeconds)));
     }
 
@@ -292,52 +293,13 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public List<IdempotencyRecord> findProcessing(Instant expiresFrom, String afterScopeKey, Instant expiresBefore,
                                                   int limit) {
-        return run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.findProcessing)) {
-                RecordRows.setInstant(ps, 1, expiresBefore);
-                RecordRows.setInstant(ps, 2, expiresFrom);
-                RecordRows.setInstant(ps, 3, expiresFrom);
-                ps.setString(4, afterScopeKey);
-                ps.setInt(5, limit);
-                List<IdempotencyRecord> found = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.add(RecordRows.read(rs));
-                    }
-                }
-                return found;
-            }
-        });
+        return run(c -> maintenance.findProcessing(c, expiresFrom, afterScopeKey, expiresBefore, limit));
     }
 
     @Override
     public List<IdempotencyRecord> list(String endpoint, java.util.Set<RecordStatus> statuses, Instant createdBefore,
                                         Instant now, int limit) {
-        if (statuses.isEmpty()) {
-            return List.of();
-        }
-        List<RecordStatus> four = new ArrayList<>(statuses);
-        while (four.size() < 4) {
-            four.add(four.get(0));
-        }
-        return run(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.listForAdministrator)) {
-                ps.setString(1, endpoint);
-                for (int i = 0; i < 4; i++) {
-                    ps.setString(2 + i, four.get(i).name());
-                }
-                RecordRows.setInstant(ps, 6, createdBefore);
-                RecordRows.setInstant(ps, 7, now);
-                ps.setInt(8, limit);
-                List<IdempotencyRecord> found = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.add(RecordRows.read(rs));
-                    }
-                }
-                return found;
-            }
-        });
+        return statuses.isEmpty() ? List.of() : run(c -> maintenance.list(c, endpoint, statuses, createdBefore, now, limit));
     }
 
     @Override
@@ -348,50 +310,7 @@ public final class JdbcRecordStore implements RecordStore {
 
     @Override
     public int purgeExpired(Instant now, int batchSize) {
-        // Select the keys, then delete by primary key with the conditions checked again: no range delete,
-        // so MariaDB takes no gap locks that would block concurrent claims. Each deleted record is given
-        // back to its caller's count of stored records, after the records, as every path orders its locks.
-        return run(c -> {
-            List<String[]> found = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql.expiredKeys)) {
-                RecordRows.setInstant(ps, 1, now);
-                ps.setInt(2, batchSize);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        found.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)});
-                    }
-                }
-            }
-            if (found.isEmpty()) {
-                return 0;
-            }
-            Map<List<String>, Integer> freed = new LinkedHashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(sql.deleteExpired)) {
-                for (String[] key : found) {
-                    ps.setString(1, key[0]);
-                    RecordRows.setInstant(ps, 2, now);
-                    ps.addBatch();
-                }
-                int[] results = ps.executeBatch();
-                for (int k = 0; k < results.length; k++) {
-                    int n = results[k] == Statement.SUCCESS_NO_INFO ? 1 : results[k];
-                    if (n > 0) {
-                        freed.merge(List.of(found.get(k)[1], found.get(k)[2], found.get(k)[3]), n, Integer::sum);
-                    }
-                }
-            }
-            quota.giveBackKeys(c, freed);
-            return freed.values().stream().mapToInt(Integer::intValue).sum();
-        });
-    }
-
-    // Where StoredHeadersJsonTest reaches the stored headers' JSON (RecordRows).
-    static String headersJson(Map<String, List<String>> headers) {
-        return RecordRows.headersJson(headers);
-    }
-
-    static Map<String, List<String>> headers(String json) {
-        return RecordRows.headers(json);
+        return run(c -> maintenance.purgeExpired(c, now, batchSize));
     }
 
     // Only where a claim in the business transaction asks for it: a timeout an operator set on the datasource (WildFly's
@@ -413,35 +332,8 @@ public final class JdbcRecordStore implements RecordStore {
         try (Connection c = dataSource.getConnection()) {
             return work.apply(c);
         } catch (SQLException e) {
-            throw translate(e);
+            throw failures.translate(e);
         }
-    }
-
-    // The query timeout of a claim in the business transaction, or the database's lock timeout, ended its wait:
-    // another transaction holds the row. Elsewhere a cancelled statement stays what it was (unavailable).
-    private <T> T waitingAtMost(java.util.function.Supplier<T> claim) {
-        try {
-            return claim.get();
-        } catch (StoreUnavailableException e) {
-            if (e.getCause() instanceof SQLException sql && dialect.waitEnded(sql)) {
-                throw new StoreUnavailableException("IDEM-S011 the wait for a concurrent claim of the record ran out"
-                        + " (SQLState " + sql.getSQLState() + ", code " + sql.getErrorCode() + ")", sql, true);
-            }
-            throw e;
-        }
-    }
-
-    private RuntimeException translate(SQLException e) {
-        return switch (dialect.classify(e)) {
-            case DUPLICATE -> new DuplicateRecordException("a record with this scope key exists", e);
-            case CONTENTION -> new StoreUnavailableException("IDEM-S006 contention on the record (SQLState "
-                    + e.getSQLState() + ", code " + e.getErrorCode() + ")", e, true);
-            case UNAVAILABLE -> new StoreUnavailableException("IDEM-S007 the record store is unavailable (SQLState "
-                    + e.getSQLState() + ", code " + e.getErrorCode() + ")", e, false);
-            case MISCONFIGURED -> new IllegalStateException("IDEM-S008 the record table '" + table
-                    + "' does not match the library's schema (SQLState " + e.getSQLState() + "); create it with the scripts"
-                    + " of " + dialect.scripts() + " or set idempotency.schema=migrate", e);
-        };
     }
 
     @FunctionalInterface

@@ -21,10 +21,10 @@ class StoredHeadersJsonTest {
         headers.put("Link", List.of("</a>; rel=\"next\"", "</b>; rel=\"prev\""));
         headers.put("X-Empty", List.of());
 
-        String written = JdbcRecordStore.headersJson(headers);
+        String written = RecordRows.headersJson(headers);
 
         assertThat(written).isEqualTo(new ObjectMapper().writeValueAsString(headers));
-        assertThat(JdbcRecordStore.headers(written)).isEqualTo(headers);
+        assertThat(RecordRows.headers(written)).isEqualTo(headers);
     }
 
     @Test
@@ -34,16 +34,16 @@ class StoredHeadersJsonTest {
             for (int h = random.nextInt(4); h >= 0; h--) {
                 headers.put(text(random) + h, List.of(text(random), text(random)));
             }
-            assertThat(JdbcRecordStore.headers(JdbcRecordStore.headersJson(headers))).isEqualTo(headers);
+            assertThat(RecordRows.headers(RecordRows.headersJson(headers))).isEqualTo(headers);
         });
     }
 
     @Test
     void aLoneSurrogateIsEscapedAndAPairIsKept() {
-        String json = JdbcRecordStore.headersJson(Map.of("X", List.of("a\ud800b", "\ud83d\ude00", "\u0001\"\\")));
+        String json = RecordRows.headersJson(Map.of("X", List.of("a\ud800b", "\ud83d\ude00", "\u0001\"\\")));
 
         assertThat(json).isEqualTo("{\"X\":[\"a\\ud800b\",\"\ud83d\ude00\",\"\\u0001\\\"\\\\\"]}");
-        assertThat(JdbcRecordStore.headers(json).get("X")).containsExactly("a\ud800b", "\ud83d\ude00", "\u0001\"\\");
+        assertThat(RecordRows.headers(json).get("X")).containsExactly("a\ud800b", "\ud83d\ude00", "\u0001\"\\");
     }
 
     // Control characters, quotes, backslashes, Latin-1, the basic plane and a supplementary character.
