@@ -27,6 +27,16 @@ public interface IdempotencyMaintenance {
     int settleStuck();
 
     /**
+     * Runs again, on this node, the accepted operations of asynchronous endpoints whose node died — PROCESSING,
+     * their lease run out, within {@code idempotency.settle.after} — from the input their claims kept, as the
+     * managed scheduler does every {@code idempotency.settle.accepted-interval} (docs/adr/0020). Each is taken over
+     * (fenced: one node wins) and its method runs on the executor. One log line (IDEM-W027) per operation.
+     *
+     * @return how many operations were taken over to run again
+     */
+    int resumeAccepted();
+
+    /**
      * How many deliveries of messages to an endpoint's listener were handled so, on this node since it started
      * (each also fired as an {@link IdempotencyEvent.MessageHandled}): executed, acknowledged as duplicates,
      * failed finally, rolled back for redelivery, dead-lettered, refused.

@@ -60,6 +60,7 @@ public class IdempotencyExtension implements Extension {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentExchange.class), IdempotentExchange.class.getName());
         event.addAnnotatedType(beans.createAnnotatedType(Assembly.class), Assembly.class.getName());
+        event.addAnnotatedType(beans.createAnnotatedType(AsynchronousTasks.class), AsynchronousTasks.class.getName());
     }
 
     void configurePriority(@Observes ProcessAnnotatedType<IdempotentInterceptor> event) {
@@ -187,7 +188,8 @@ public class IdempotencyExtension implements Extension {
                     scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
                     outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList(),
                     executorBeans.stream().findFirst().map(b -> reference(beans, b,
-                            java.util.concurrent.ExecutorService.class)));
+                            java.util.concurrent.ExecutorService.class)),
+                    beans.createInstance().select(AsynchronousTasks.class).get());
         } catch (RuntimeException e) {
             event.addDeploymentProblem(e);
         }

@@ -53,9 +53,8 @@ public class IdempotentInterceptor {
     Assembly assembly;
     @Inject
     IdempotentExchange exchange;
-    // One per task: a controller is used on the thread that activated it.
     @Inject
-    Instance<RequestContextController> requestContexts;
+    AsynchronousTasks tasks;
 
     @AroundInvoke
     public Object around(InvocationContext invocation) throws Exception {
@@ -101,7 +100,7 @@ public class IdempotentInterceptor {
         }
         Admission admission = admit(op, stage);
         if (admission instanceof Admission.Execute execute) {
-            return op.policy().asynchronous() ? submit(invocation, execute.claim(), request)
+            return op.policy().asynchronous() ? tasks.submit(invocation, execute.claim(), request)
                     : execute(invocation, method, execute.claim(), request, assembly.transactions().joinOrBegin());
         }
         return answer(admission, method, invocation, request, op);
@@ -164,74 +163,5 @@ public class IdempotentInterceptor {
         exchange.running(claim);
         return assembly.execution().run(claim, tx, new ResponseCodec(exchange, assembly.outcomes(), invocation, method,
                 request));
-    }
-
-    /**
-     * An asynchronous endpoint: the claimed operation runs as a task on the executor, and the client gets 202
-     * with the status resource's Location at once, as every duplicate does until the task is done. What the
-     * task needs of the request thread is taken here (ADR 10).
-     */
-    private Object submit(InvocationContext invocation, Claim claim, CapturedRequest request) {
-        // Held by this request until the task has it: a failure before gives it back at the request's end.
-        exchange.running(claim);
-        Operation op = claim.operation();
-        EndpointPolicy policy = op.policy();
-        CapturedRequest detached = request.withProviders(TaskProviders.capture(request.providers(),
-                invocation.getMethod(), java.util.stream.Stream.concat(policy.finalOn().stream(),
-                        policy.retryOn().stream()).toList()));
-        IdempotencyRecord running = assembly.protocol().admission().read(op).orElseThrow(() -> new IllegalStateException(
-                "IDEM-X005 the claimed operation has no record: " + op.scopeKey()));
-        try {
-            assembly.executor().execute(() -> runTask(invocation, claim, detached));
-        } catch (java.util.concurrent.RejectedExecutionException rejected) {
-            // Nothing ran: as a run that committed nothing, with the proof its claim gives.
-            dev.idempotency.IdempotencyState nothingRan = exchange.notApplied();
-            assembly.protocol().completion().release(claim);
-            exchange.settled(Optional.empty());
-            assembly.events().fire(new IdempotencyEvent.TaskEnded(policy.endpoint(), op.scopeKey(), RecordStatus.FAILED_RETRYABLE));
-            throw new IdempotencyException(Problem.of(ProblemType.TASK_NOT_ACCEPTED,
-                    "the server's executor did not accept the operation's task; retry later")
-                    .retryAfter(policy.retryAfterMax()).withState(nothingRan), rejected);
-        }
-        exchange.settled(OperationStatus.accepted(running, request, policy.statusPath(), op.scope().key(),
-                policy.retryAfterMax()), false, AnswerStates.IN_PROGRESS);
-        return null;
-    }
-
-    // On the executor's thread, in a request context of its own: the synchronous execution, and what the
-    // response filter does for it on a request thread (a thrown failure rendered by the application's mappers,
-    // recorded final or given back).
-    private void runTask(InvocationContext invocation, Claim claim, CapturedRequest request) {
-        RequestContextController context = requestContexts.get();
-        context.activate();
-        RecordStatus ended = RecordStatus.FAILED_RETRYABLE;
-        try {
-            exchange.runningTask(request, claim);
-            try {
-                execute(invocation, assembly.method(invocation.getMethod()), claim, request,
-                        assembly.transactions().joinOrBegin());
-            } catch (Exception | Error thrown) {
-                if (exchange.stage() instanceof ExchangeStage.Failed) {
-                    ended = exchange.recordFailure(ResponseSnapshots.ofResult(RollbackRules.rendered(thrown,
-                            request.providers()), invocation.getMethod(), request, claim.operation().policy()));
-                }
-                LOG.log(java.util.logging.Level.INFO, "IDEM-I003 the task of " + claim + " ended with " + thrown
-                        + "; its record is " + ended, thrown);
-            }
-            // What went out settled: a success, or a final failure recorded with it (one the application
-            // declared not to roll back is thrown after it was finished); a 5xx was given back.
-            if (exchange.stage() instanceof ExchangeStage.Settled settled && settled.reply().isPresent()) {
-                RecordStatus sent = OutcomeClassification.ofStatus(settled.reply().get().response().status());
-                ended = sent == RecordStatus.FAILED_RETRYABLE ? ended : sent;
-            }
-        } catch (RuntimeException | Error unexpected) {
-            LOG.log(java.util.logging.Level.WARNING, "IDEM-W013 the task of " + claim + " failed; its claim is given"
-                    + " back at the end of its context, or taken over when its lease ends", unexpected);
-        } finally {
-            // Ends the task's exchange: a claim nobody settled is given back there.
-            context.deactivate();
-            assembly.events().fire(new IdempotencyEvent.TaskEnded(claim.operation().policy().endpoint(),
-                    claim.operation().scopeKey(), ended));
-        }
     }
 }

@@ -28,7 +28,9 @@ import static dev.idempotency.config.SettingValues.utf8AtLeast32;
  * The library's configuration, read and validated once at start-up. For a per-endpoint setting the
  * most specific value wins: {@code idempotency.endpoints.<endpoint>.<name>}, then the annotation member,
  * then {@code idempotency.<name>}, then the built-in default. Every invalid value is reported with its
- * key (message id {@code IDEM-C001}) and fails the deployment.
+ * key (message id {@code IDEM-C001}) and fails the deployment. One class, over 350 lines, because it is the one
+ * place a global setting is read and validated (per-endpoint ones are {@link EndpointSettings}'); each accessor is a
+ * few lines.
  */
 public final class IdempotencySettings {
     /** Publicly known: only for {@code idempotency.insecure-development-secret=true}. */
@@ -86,6 +88,8 @@ public final class IdempotencySettings {
         purgeInterval();
         settleInterval();
         settleAfter();
+        settleAcceptedInterval();
+        settleAcceptedMaxAttempts();
         settleLookBack();
         problemBase();
     }
@@ -284,6 +288,15 @@ public final class IdempotencySettings {
 
     public Duration settleAfter() {
         return values.notNegative(Setting.SETTLE_AFTER);
+    }
+
+    /** Zero disables the scheduled runs of accepted operations whose node died (docs/adr/0020). */
+    public Duration settleAcceptedInterval() {
+        return values.notNegative(Setting.SETTLE_ACCEPTED_INTERVAL);
+    }
+
+    public int settleAcceptedMaxAttempts() {
+        return positive(Setting.SETTLE_ACCEPTED_MAX_ATTEMPTS, values.raw(Setting.SETTLE_ACCEPTED_MAX_ATTEMPTS));
     }
 
     public Duration settleLookBack() {

@@ -64,6 +64,8 @@ public enum Setting {
     SETTLE_INTERVAL("settle.interval", "PT1M", false, "How often operations stuck in PROCESSING (lease run out, no client retrying) are settled (managed scheduler); PT0S disables."),
     SETTLE_AFTER("settle.after", "PT1M", false, "How long after its lease ran out an operation counts as stuck, so that a retrying client comes first."),
     SETTLE_LOOK_BACK("settle.look-back", "PT1H", false, "How far back a node's first settling pass looks for leases that ran out while no node ran; older stuck operations are settled when they expire."),
+    SETTLE_ACCEPTED_INTERVAL("settle.accepted-interval", "PT5S", false, "How often an asynchronous endpoint's accepted operations whose node died (lease run out, PROCESSING) are run again on this node from the input their claim kept (docs/adr/0020); PT0S disables: they are given back after settle.after."),
+    SETTLE_ACCEPTED_MAX_ATTEMPTS("settle.accepted-max-attempts", "3", false, "After how many attempts an accepted operation whose node died is no longer run again by another node, but given back after settle.after (an operation that kills its node each time must not take every node down)."),
     REDIS_URL("redis.url", "", false,
             "Redis that keeps finished outcomes for replays (Jedis in the WAR): redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port,...[/db]#master or redis-cluster://host:port,...; empty: none."),
     REDIS_TIMEOUT("redis.timeout", "PT0.05S", false, "Longest wait for Redis per command (connect, read, pool); past it the database answers."),

@@ -2,6 +2,7 @@ package dev.idempotency.core;
 
 import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.StoredResponse;
+import dev.idempotency.spi.TaskInput;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -64,5 +65,46 @@ public final class OutcomeStorage {
     public StoredResponse replayed(IdempotencyRecord finished) {
         return opened(finished.response().orElseThrow(() -> new IllegalStateException(
                 "IDEM-X002 a finished record without a response: " + finished.scopeKey())), finished.scopeKey());
+    }
+
+    /**
+     * What an accepted operation keeps with its claim to be run again by another node (docs/adr/0020), under the
+     * endpoint's rules: sealed under {@code storage = encrypted} as a stored body is; nothing where
+     * {@link #whyNoInputKept} says why.
+     */
+    public Optional<TaskInput> inputForStorage(KeptRequest kept, EndpointPolicy policy, String scopeKey) {
+        if (whyNoInputKept(policy).isPresent()) {
+            return Optional.empty();
+        }
+        StoredResponse plain = new StoredResponse(200, java.util.Map.of(), kept.encode(), StoredResponse.PLAIN);
+        StoredResponse stored = policy.storage() == dev.idempotency.ResponseStorage.ENCRYPTED
+                ? sealer.seal(plain, scopeKey) : plain;
+        return Optional.of(new TaskInput(stored.body(), stored.bodyEncoding()));
+    }
+
+    /**
+     * Why an endpoint keeps no input with its claims, if it keeps none: minimal storage (what the request held is
+     * not to be stored), redacted fields (the input would hold them whole).
+     */
+    public static Optional<String> whyNoInputKept(EndpointPolicy policy) {
+        if (policy.storage() == dev.idempotency.ResponseStorage.MINIMAL) {
+            return Optional.of("its storage is minimal");
+        }
+        if (policy.redaction().any()) {
+            return Optional.of("it redacts fields (idempotency.endpoint." + policy.endpoint() + ".redact-fields), which"
+                    + " its request may hold");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * An input {@link #inputForStorage} kept, opened.
+     *
+     * @throws IllegalArgumentException when it is not a kept request this node reads
+     * @throws IllegalStateException    when it does not open (a key no longer configured, or changed bytes)
+     */
+    public KeptRequest openedInput(TaskInput input, String scopeKey) {
+        return KeptRequest.decode(sealer.open(new StoredResponse(200, java.util.Map.of(), input.data(), input.encoding()),
+                scopeKey).body());
     }
 }

@@ -5,6 +5,7 @@ import dev.idempotency.KeySource;
 import dev.idempotency.Problem;
 import dev.idempotency.ProblemType;
 import dev.idempotency.Scope;
+import dev.idempotency.spi.IdempotencyRecord;
 import dev.idempotency.spi.OutcomeResolver;
 import dev.idempotency.spi.ScopeRequest;
 import dev.idempotency.spi.ScopeResolver;
@@ -91,6 +92,44 @@ public final class RequestPreparation {
         }
         Scope scope = scope(request, policy.endpoint(), key);
         return Optional.of(Operation.of(scopeDigest, scope, fingerprint(request, policy, scope), policy, resolver));
+    }
+
+    /**
+     * What an accepted asynchronous request keeps for another node to run it again (docs/adr/0020): its key and what
+     * its fingerprint read, with the trigger's encoding of the method's arguments.
+     */
+    public KeptRequest keep(Incoming request, Operation op, String baseUri, byte[] arguments) {
+        return new KeptRequest(op.scope().key(), request.method(), request.path(), request.query(),
+                request.contentType(), op.policy().rules().apiVersion().read(request::header, request.path()), baseUri,
+                request.body(), arguments);
+    }
+
+    /**
+     * The operation of an accepted request that another node kept (docs/adr/0020), made again from what it kept:
+     * empty unless it is the record's own — the record's scope key one of the kept key's under the accepted secrets,
+     * the record's fingerprint the kept request's under the endpoint's rules — so that an input changed in the
+     * table, or kept under rules or secrets no longer accepted, does not run.
+     */
+    public Optional<Operation> resumed(IdempotencyRecord record, KeptRequest kept, EndpointPolicy policy,
+                                       Optional<OutcomeResolver> resolver) {
+        Scope scope = new Scope(record.tenant(), record.principal(), record.endpoint(), kept.key());
+        if (!scopeDigest.keys(scope).contains(record.scopeKey())) {
+            return Optional.empty();
+        }
+        FingerprintRules rules = policy.rules();
+        RequestFacts facts = new RequestFacts(kept.method(), kept.path(), kept.contentType(), kept.apiVersion(),
+                scope.tenant() + "/" + scope.principal(), kept.body(),
+                rules.query() ? QueryString.canonical(kept.query()) : "");
+        Fingerprinter.RequestFingerprint fingerprint;
+        try {
+            fingerprint = fingerprinter.fingerprint(facts, rules, Map.of());
+        } catch (CanonicalJson.MalformedBodyException e) {
+            return Optional.empty();
+        }
+        if (!fingerprint.matches(record.requestHash())) {
+            return Optional.empty();
+        }
+        return Optional.of(Operation.of(scopeDigest, scope, fingerprint, policy, resolver).on(record.scopeKey()));
     }
 
     /** The scope of a key as the caller of this request owns it (another caller's key is another scope). */

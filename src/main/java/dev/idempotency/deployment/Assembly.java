@@ -27,6 +27,7 @@ import dev.idempotency.core.Execution;
 import dev.idempotency.core.LeaseGuard;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.Settler;
+import dev.idempotency.core.TaskResumption;
 import dev.idempotency.core.OutcomeStorage;
 import dev.idempotency.core.RequestPreparation;
 import dev.idempotency.core.ResponseSealer;
@@ -107,6 +108,7 @@ public class Assembly implements IdempotencyMaintenance {
     private EventPublisher events;
     private LeaseKeeper leases;
     private Settler settler;
+    private TaskResumption resumption;
     private MaintenanceSchedule maintenance;
     private ExecutorService executor;
     private StatusLookups statusLookups;
@@ -125,7 +127,7 @@ public class Assembly implements IdempotencyMaintenance {
      */
     public synchronized void start(Collection<IdempotentMethod> found, ClassLoader loader,
                                    Optional<ScopeResolver> scopeResolver, List<OutcomeResolver> outcomeResolvers,
-                                   Optional<ExecutorService> executorBean) {
+                                   Optional<ExecutorService> executorBean, TaskResumption.Runner tasks) {
         if (started) {
             return;
         }
@@ -181,15 +183,38 @@ public class Assembly implements IdempotencyMaintenance {
         statusLookups = new StatusLookups(endpoints, settings.keyRules(), preparation, scopeDigest,
                 protocol.admission(), clock, settings.maxWaiters());
         administration = new Administration(store, protocol, clock, endpoints.policies(), this::purgeExpired, events::fire);
-        maintenance = new MaintenanceSchedule(leases, settler, protocol.recovery(), settings.purgeBatchSize(),
-                Optional.ofNullable(meters));
+        resumption = new TaskResumption(protocol.admission(), store, transactions, clock, outcomes, preparation,
+                endpoints.all().stream().map(endpoint -> new Settler.Endpoint(endpoint.policy(), endpoint.resolver()))
+                        .toList(), settings.settleAfter(), settings.settleAcceptedMaxAttempts(), settings.purgeBatchSize());
+        warnOfAcceptedOperationsNotResumed();
+        maintenance = new MaintenanceSchedule(leases, settler, resumption, tasks, protocol.recovery(),
+                settings.purgeBatchSize(), Optional.ofNullable(meters));
         maintenance.start(endpoints.all().stream().map(endpoint -> endpoint.policy().lease()).min(Duration::compareTo),
-                settings.settleInterval(), settings.purgeInterval(), storage.databaseClock());
+                settings.settleInterval(), settings.purgeInterval(), settings.settleAcceptedInterval(),
+                storage.databaseClock());
         DocumentedOperations.publish(new DocumentedOperations(found.stream()
                 .filter(method -> method.trigger() == IdempotentMethod.Trigger.REQUEST)
                 .flatMap(method -> DocumentedOperations.of(method.method(), endpoints.policy(method.endpoint())).stream())
                 .toList(), settings.keyRules(), settings.maxRequestBytes()));
         started = true;
+    }
+
+    // A 202 promises the outcome (docs/adr/0020): where another node cannot keep that promise when this one dies,
+    // the deployment says so, naming the reason.
+    private void warnOfAcceptedOperationsNotResumed() {
+        boolean keeps = store.capabilities().contains(dev.idempotency.spi.StoreCapability.TASK_INPUT);
+        for (IdempotentEndpoint endpoint : endpoints.all()) {
+            if (!endpoint.policy().asynchronous()) {
+                continue;
+            }
+            Optional<String> why = keeps ? TaskResumption.whyNotResumed(endpoint.policy(), endpoint.resolver())
+                    .or(() -> dev.idempotency.http.TaskArguments.whyNotKept(endpoint.declared().method()))
+                    : Optional.of("the record store " + store.getClass().getName() + " keeps no task inputs");
+            why.ifPresent(reason -> LOG.warning("IDEM-W030 the accepted operations of endpoint '"
+                    + endpoint.policy().endpoint() + "' are not run again by another node when the node that accepted"
+                    + " them dies: " + reason + "; they are given back after idempotency.settle.after, and their"
+                    + " clients must send them again"));
+        }
     }
 
     /**
@@ -218,6 +243,23 @@ public class Assembly implements IdempotencyMaintenance {
             throw new IdempotencyException(Problem.of(ProblemType.NOT_CONFIGURED, "the idempotency library has not started"));
         }
         return maintenance.settleStuck();
+    }
+
+    @Override
+    public int resumeAccepted() {
+        protocol();
+        return maintenance.resumeAccepted();
+    }
+
+    /** What accepted operations keep with their claims, and who runs them again when their node dies. */
+    public TaskResumption resumption() {
+        protocol();
+        return resumption;
+    }
+
+    /** From a request to the operation it asks for. */
+    public RequestPreparation preparation() {
+        return preparation;
     }
 
     @PreDestroy

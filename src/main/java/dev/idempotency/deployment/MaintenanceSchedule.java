@@ -4,6 +4,7 @@ import dev.idempotency.IdempotencyEvent;
 import dev.idempotency.core.LeaseKeeper;
 import dev.idempotency.core.RecoveryPhase;
 import dev.idempotency.core.Settler;
+import dev.idempotency.core.TaskResumption;
 import dev.idempotency.jdbc.DatabaseClock;
 import dev.idempotency.metrics.IdempotencyMeters;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -37,15 +38,20 @@ public final class MaintenanceSchedule {
     private final Settler settler;
     private final RecoveryPhase recovery;
     private final int purgeBatchSize;
+    private final TaskResumption resumption;
+    private final TaskResumption.Runner runner;
     private final Optional<IdempotencyMeters> meters;
     private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
     // PROCESSING records whose lease ran out, as the last settle pass left them.
     private volatile long stuckOperations;
 
-    public MaintenanceSchedule(LeaseKeeper leases, Settler settler, RecoveryPhase recovery, int purgeBatchSize,
+    public MaintenanceSchedule(LeaseKeeper leases, Settler settler, TaskResumption resumption,
+                               TaskResumption.Runner runner, RecoveryPhase recovery, int purgeBatchSize,
                                Optional<IdempotencyMeters> meters) {
         this.leases = leases;
         this.settler = settler;
+        this.resumption = resumption;
+        this.runner = runner;
         this.recovery = recovery;
         this.purgeBatchSize = purgeBatchSize;
         this.meters = meters;
@@ -57,9 +63,10 @@ public final class MaintenanceSchedule {
      * @param shortestLease the shortest lease of the deployment's endpoints; empty when it has none
      * @param settleEvery   how often stuck operations are settled (zero: never on a schedule)
      * @param purgeEvery    how often expired records are purged (zero: never on a schedule)
+     * @param resumeEvery   how often accepted operations whose node died are run again (zero: never on a schedule)
      */
     public synchronized void start(Optional<Duration> shortestLease, Duration settleEvery, Duration purgeEvery,
-                                   Optional<DatabaseClock> databaseClock) {
+                                   Duration resumeEvery, Optional<DatabaseClock> databaseClock) {
         ManagedScheduledExecutorService scheduler = null;
         try {
             Object found = new InitialContext().lookup(DEFAULT_SCHEDULER);
@@ -87,6 +94,10 @@ public final class MaintenanceSchedule {
                 meters.ifPresent(measured -> measured.stuckOperations(() -> stuckOperations));
                 tasks.add(scheduler.scheduleWithFixedDelay(this::scheduledSettle, settleEvery.toMillis(),
                         settleEvery.toMillis(), TimeUnit.MILLISECONDS));
+            }
+            if (!resumeEvery.isZero() && resumption.any()) {
+                tasks.add(scheduler.scheduleWithFixedDelay(this::scheduledResume, resumeEvery.toMillis(),
+                        resumeEvery.toMillis(), TimeUnit.MILLISECONDS));
             }
         }
         if (!purgeEvery.isZero()) {
@@ -118,6 +129,24 @@ public final class MaintenanceSchedule {
         return settled.size();
     }
 
+    /** Runs again the accepted operations whose node died (docs/adr/0020); how many. */
+    public int resumeAccepted() {
+        int resumed = 0;
+        for (TaskResumption.Resumption r : resumption.resumeDue(runner)) {
+            if (r.resumed()) {
+                resumed++;
+                LOG.warning("IDEM-W027 running accepted operation " + r.scopeKey() + " of endpoint '" + r.endpoint()
+                        + "' again on this node (attempt " + r.attempt() + "): the node that accepted it stopped"
+                        + " renewing its lease");
+            } else {
+                LOG.warning("IDEM-W028 accepted operation " + r.scopeKey() + " of endpoint '" + r.endpoint()
+                        + "' is not run again now: " + r.why() + "; it is given back after idempotency.settle.after"
+                        + " unless a retry or a later pass runs it");
+            }
+        }
+        return resumed;
+    }
+
     /** Deletes expired, finished records; how many. */
     public int purgeExpired() {
         return recovery.purgeExpired(purgeBatchSize, PURGE_MAX_BATCHES);
@@ -137,6 +166,15 @@ public final class MaintenanceSchedule {
         } catch (RuntimeException e) {
             // The next run tries again; a failed purge only delays cleanup.
             LOG.log(Level.WARNING, "IDEM-W002 scheduled purge of expired idempotency records failed", e);
+        }
+    }
+
+    private void scheduledResume() {
+        try {
+            resumeAccepted();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "IDEM-W029 running again accepted operations whose node died failed; tried again at"
+                    + " the next run", e);
         }
     }
 

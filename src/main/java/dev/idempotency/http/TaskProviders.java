@@ -115,7 +115,8 @@ public final class TaskProviders implements Providers {
         return null;
     }
 
-    private Jsonb jsonb(Class<?> type) {
+    /** The JSON-B the application configures for {@code type}, else the default one. */
+    Jsonb jsonb(Class<?> type) {
         Jsonb configured = jsonbResolver == null ? null : jsonbResolver.getContext(type);
         if (configured != null) {
             return configured;

@@ -81,7 +81,7 @@ public final class JdbcRecordStore implements RecordStore {
         }
     }
 
-    /** Every one: claims in the business transaction and the admin resource's listing. */
+    /** Every one: claims in the business transaction, the admin resource's listing, accepted tasks' inputs. */
     @Override
     public java.util.Set<dev.idempotency.spi.StoreCapability> capabilities() {
         return java.util.EnumSet.allOf(dev.idempotency.spi.StoreCapability.class);
@@ -123,7 +123,7 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public void insertInTransaction(IdempotencyRecord record, List<String> aliasKeys, int waitSeconds) {
         failures.waitingAtMost(() -> {
-            insert(record, QuotaCharge.NONE, aliasKeys, positive(waitSeconds));
+            insert(record, QuotaCharge.NONE, aliasKeys, StoreFailures.positive(waitSeconds));
             return null;
         });
     }
@@ -134,7 +134,7 @@ public final class JdbcRecordStore implements RecordStore {
             if (charge.equals(QuotaCharge.NONE)) {
                 // Nothing to charge: the bare INSERT, without the counters' CTEs (a third of the claim's time).
                 try (PreparedStatement ps = c.prepareStatement(sql.insertUncharged)) {
-                    boundWait(ps, waitSeconds);
+                    StoreFailures.boundWait(ps, waitSeconds);
                     RecordRows.setRecord(ps, 1, record);
                     if (ps.executeUpdate() == 0) {
                         throw new DuplicateRecordException("a record with this scope key exists", null);
@@ -142,7 +142,7 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             } else if (dialect == Dialect.POSTGRESQL) {
                 try (PreparedStatement ps = c.prepareStatement(sql.claimInOneStatement)) {
-                    boundWait(ps, waitSeconds);
+                    StoreFailures.boundWait(ps, waitSeconds);
                     int i = RecordRows.setRecord(ps, 1, record);
                     i = QuotaAccounts.setCharge(ps, i, charge);
                     int[] counts = RecordRows.counts(ps, 3);
@@ -153,7 +153,7 @@ public final class JdbcRecordStore implements RecordStore {
                 }
             } else {
                 try (PreparedStatement ps = c.prepareStatement(sql.insert)) {
-                    boundWait(ps, waitSeconds);
+                    StoreFailures.boundWait(ps, waitSeconds);
                     RecordRows.setRecord(ps, 1, record);
                     ps.executeUpdate();
                 }
@@ -203,7 +203,7 @@ public final class JdbcRecordStore implements RecordStore {
     public boolean takeOverInTransaction(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
                                          IdempotencyRecord replacement, int waitSeconds) {
         return failures.waitingAtMost(() -> takeOver(scopeKey, expectedOwnerToken, expectedStatus, replacement,
-                QuotaCharge.NONE, positive(waitSeconds)));
+                QuotaCharge.NONE, StoreFailures.positive(waitSeconds)));
     }
 
     private boolean takeOver(String scopeKey, String expectedOwnerToken, RecordStatus expectedStatus,
@@ -211,7 +211,7 @@ public final class JdbcRecordStore implements RecordStore {
         return run(c -> {
             boolean onePostgres = dialect == Dialect.POSTGRESQL;
             try (PreparedStatement ps = c.prepareStatement(onePostgres ? sql.takeOverInOneStatement : sql.takeOver)) {
-                boundWait(ps, waitSeconds);
+                StoreFailures.boundWait(ps, waitSeconds);
                 int i = RecordRows.setTakeOver(ps, scopeKey, expectedOwnerToken, expectedStatus, replacement);
                 if (onePostgres) {
                     QuotaAccounts.setCharge(ps, i, charge);
@@ -276,6 +276,16 @@ public final class JdbcRecordStore implements RecordStore {
     }
 
     @Override
+    public boolean keepTaskInput(String scopeKey, String ownerToken, dev.idempotency.spi.TaskInput input) {
+        return run(c -> TaskInputRows.keep(c, sql, scopeKey, ownerToken, input));
+    }
+
+    @Override
+    public Optional<dev.idempotency.spi.TaskInput> findTaskInput(String scopeKey, String ownerToken) {
+        return run(c -> TaskInputRows.find(c, sql, scopeKey, ownerToken));
+    }
+
+    @Override
     public boolean renewLease(String scopeKey, String ownerToken, Instant now, Instant leaseUntil, Instant expiresAt) {
         return run(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.renewLease)) {
@@ -311,21 +321,6 @@ public final class JdbcRecordStore implements RecordStore {
     @Override
     public int purgeExpired(Instant now, int batchSize) {
         return run(c -> maintenance.purgeExpired(c, now, batchSize));
-    }
-
-    // Only where a claim in the business transaction asks for it: a timeout an operator set on the datasource (WildFly's
-    // query-timeout, for one) stays on every other statement.
-    private static void boundWait(PreparedStatement ps, int waitSeconds) throws SQLException {
-        if (waitSeconds > 0) {
-            ps.setQueryTimeout(waitSeconds);
-        }
-    }
-
-    private static int positive(int waitSeconds) {
-        if (waitSeconds < 1) {
-            throw new IllegalArgumentException("a claim in the business transaction waits at least one second");
-        }
-        return waitSeconds;
     }
 
     private <T> T run(SqlWork<T> work) {

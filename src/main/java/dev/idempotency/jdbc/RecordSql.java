@@ -32,6 +32,8 @@ final class RecordSql {
     final String takeOver;
     final String finish;
     final String renewLease;
+    final String keepTaskInput;
+    final String findTaskInput;
     final String findProcessing;
     final String listForAdministrator;
     final String expiredKeys;
@@ -83,9 +85,15 @@ final class RecordSql {
         // its lease leaves the indexed column as it was (a HOT update on PostgreSQL).
         String finishSet = "UPDATE " + table + " SET status = ?, resource_id = ?, response_status = ?, response_headers = ?,"
                 + " response_body = ?, body_encoding = ?, lease_until = NULL, updated_at = ?,"
+                + " task_input = NULL, task_input_encoding = NULL,"
                 + " expires_at = CASE WHEN expires_at < ? THEN ? ELSE expires_at END"
                 + " WHERE scope_key = ? AND owner_token = ? AND status = 'PROCESSING'";
         finish = finishSet;
+        // An accepted operation's input, kept by its claim's executor; the finish above clears it (docs/adr/0020).
+        keepTaskInput = "UPDATE " + table + " SET task_input = ?, task_input_encoding = ? WHERE scope_key = ?"
+                + " AND owner_token = ? AND status = 'PROCESSING'";
+        findTaskInput = "SELECT task_input, task_input_encoding FROM " + table + " WHERE scope_key = ?"
+                + " AND owner_token = ? AND status = 'PROCESSING' AND task_input IS NOT NULL";
         // Moves the indexed expiry too (not a HOT update), so that the settler meets the record when this lease
         // runs out; only executions that outlive half their lease are renewed.
         renewLease = "UPDATE " + table + " SET lease_until = ?, expires_at = CASE WHEN expires_at < ? THEN ?"

@@ -48,7 +48,8 @@ public final class SchemaMigrations {
 
     /** Every migration of this library, in order; the last one's version is the one it works with. */
     public static final List<Migration> ALL = List.of(
-            new Migration(1, "baseline"));
+            new Migration(1, "baseline"),
+            new Migration(2, "task_input"));
 
     /** One row of the schema's history: a script applied to the tables. */
     public record Applied(int version, int compatibleFrom, String script) {

@@ -46,4 +46,19 @@ final class StoreFailures {
             throw e;
         }
     }
+
+    // Only where a claim in the business transaction asks for it: a timeout an operator set on the datasource (WildFly's
+    // query-timeout, for one) stays on every other statement.
+    static void boundWait(java.sql.PreparedStatement ps, int waitSeconds) throws java.sql.SQLException {
+        if (waitSeconds > 0) {
+            ps.setQueryTimeout(waitSeconds);
+        }
+    }
+
+    static int positive(int waitSeconds) {
+        if (waitSeconds < 1) {
+            throw new IllegalArgumentException("a claim in the business transaction waits at least one second");
+        }
+        return waitSeconds;
+    }
 }

@@ -99,6 +99,28 @@ public interface RecordStore {
         return true;
     }
 
+    /**
+     * Keeps what an accepted asynchronous operation needs to run again with its claim (docs/adr/0020): only
+     * {@code WHERE owner_token = ? AND status = 'PROCESSING'}, so that a claim taken over keeps nothing of its
+     * former executor's. A takeover leaves it; the finish clears it, so a finished record holds no request data.
+     *
+     * @return false when the claim is no longer the caller's
+     * @throws UnsupportedOperationException when this store cannot keep it ({@link StoreCapability#TASK_INPUT})
+     */
+    default boolean keepTaskInput(String scopeKey, String ownerToken, TaskInput input) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not keep task inputs");
+    }
+
+    /**
+     * What {@link #keepTaskInput} kept with the PROCESSING record of that scope key and owner token; empty when
+     * nothing was kept, or the record is no longer that claim's.
+     *
+     * @throws UnsupportedOperationException when this store cannot keep it ({@link StoreCapability#TASK_INPUT})
+     */
+    default Optional<TaskInput> findTaskInput(String scopeKey, String ownerToken) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not keep task inputs");
+    }
+
     /** The record with that scope key, expired or not. */
     Optional<IdempotencyRecord> find(String scopeKey);
 

@@ -13,5 +13,11 @@ public enum StoreCapability {
      */
     CLAIMS_IN_BUSINESS_TRANSACTION,
     /** {@link RecordStore#list}: the admin resource's listing of an endpoint's records. */
-    LISTING_RECORDS
+    LISTING_RECORDS,
+    /**
+     * {@link RecordStore#keepTaskInput} and {@link RecordStore#findTaskInput}: an accepted asynchronous operation
+     * whose node died is run again by another node (docs/adr/0020); without it, it is given back for its client to
+     * retry.
+     */
+    TASK_INPUT
 }

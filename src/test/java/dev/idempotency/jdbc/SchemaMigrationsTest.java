@@ -78,7 +78,8 @@ class SchemaMigrationsTest {
         for (String statement : historicStatements(Dialect.valueOf(dialectOf(database)), release)) {
             db.update(statement);
         }
-        db.update("INSERT INTO " + TABLE + " SELECT * FROM " + TABLE + "_src");
+        db.update("INSERT INTO " + TABLE + " (" + VERSION_ONE_COLUMNS + ") SELECT " + VERSION_ONE_COLUMNS + " FROM "
+                + TABLE + "_src");
 
         JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
         assertThatThrownBy(() -> store.schema().validate()).isInstanceOf(IdempotencyDefinitionException.class)
@@ -89,7 +90,7 @@ class SchemaMigrationsTest {
                 .hasMessageContaining("idempotency.schema=migrate");
 
         assertThat(store.schema().migrate()).extracting(
-                SchemaMigrations.Migration::version).containsExactly(1);
+                SchemaMigrations.Migration::version).containsExactlyElementsOf(allVersions());
         assertThat(store.schema().validate().version()).isEqualTo(SchemaMigrations.expected());
         assertThat(store.schema().migrate()).as("nothing left to apply").isEmpty();
         if (!database.equals("h2")) {
@@ -146,8 +147,8 @@ class SchemaMigrationsTest {
             for (Future<List<SchemaMigrations.Migration>> run : runs) {
                 run.get(120, TimeUnit.SECONDS).forEach(m -> applied.add(m.version()));
             }
-            assertThat(applied).as("scripts applied by both nodes together").containsExactly(1);
-            assertThat(db.count("SELECT COUNT(*) FROM " + TABLE + "_schema")).isEqualTo(1);
+            assertThat(applied).as("scripts applied by both nodes together").containsExactlyElementsOf(allVersions());
+            assertThat(db.count("SELECT COUNT(*) FROM " + TABLE + "_schema")).isEqualTo(SchemaMigrations.ALL.size());
             assertThat(two.schema().validate().version()).isEqualTo(SchemaMigrations.expected());
         } finally {
             nodes.shutdownNow();
@@ -199,11 +200,12 @@ class SchemaMigrationsTest {
                 dev.idempotency.testing.Narayana.transactionManager());
         if (database.equals("postgresql")) {
             assertThatThrownBy(() -> transactions.requiresNew(() -> {
-                assertThat(store.schema().migrate()).extracting(SchemaMigrations.Migration::version).containsExactly(1);
+                assertThat(store.schema().migrate()).extracting(SchemaMigrations.Migration::version)
+                        .containsExactlyElementsOf(allVersions());
                 throw new IllegalStateException("the caller's transaction fails");
             })).hasMessageContaining("the caller's transaction fails");
             assertThat(store.schema().read().recordTable()).as("rolled back with the caller's transaction").isFalse();
-            assertThat(transactions.requiresNew(() -> store.schema().migrate())).hasSize(1);
+            assertThat(transactions.requiresNew(() -> store.schema().migrate())).hasSize(SchemaMigrations.ALL.size());
             assertThat(store.schema().validate().version()).isEqualTo(SchemaMigrations.expected());
         } else {
             assertThatThrownBy(() -> transactions.requiresNew(() -> store.schema().migrate()))
@@ -231,6 +233,61 @@ class SchemaMigrationsTest {
             }
         }
     }
+
+    // Version 2 (docs/adr/0020) adds what accepted operations keep with their claims: tables of version 1 with records
+    // in them, finished and running, are refused by validation, migrated in place, and serve those records; the
+    // script keeps version 1 working (a rolling change), and a record claimed before keeps nothing.
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "postgresql", "mariadb"})
+    void tablesOfVersionOneWithRecordsInThemAreMigratedToVersionTwoAsARollingChange(String database) {
+        TestDatabase db = Databases.named(database);
+        StoreFixture written = new StoreFixture(db, TABLE + "_src");
+        IdempotencyProtocol writer = written.protocol();
+        Operation paid = StoreFixture.operation("paid-v1");
+        Operation running = StoreFixture.operation("running-v1");
+        Claim first = ((Admission.Execute) writer.admission().admit(paid)).claim();
+        assertThat(written.transactions.requiresNew(() -> writer.completion().finish(first, RecordStatus.SUCCEEDED,
+                Optional.of(CREATED), Optional.of("p-1")))).isTrue();
+        Claim held = ((Admission.Execute) writer.admission().admit(running)).claim();
+        drop(db);
+        JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
+        for (String statement : store.schema().statements(SchemaMigrations.ALL.get(0))) {
+            db.update(statement);
+        }
+        db.update("INSERT INTO " + TABLE + " (" + VERSION_ONE_COLUMNS + ") SELECT " + VERSION_ONE_COLUMNS + " FROM "
+                + TABLE + "_src");
+        assertThatThrownBy(() -> store.schema().validate()).isInstanceOf(IdempotencyDefinitionException.class)
+                .hasMessageContaining("IDEM-D023").hasMessageContaining("V0002__task_input.sql");
+
+        assertThat(store.schema().migrate()).extracting(SchemaMigrations.Migration::version).containsExactly(2);
+        assertThat(store.schema().validate().version()).isEqualTo(2);
+        assertThat(db.count("SELECT compatible_from FROM " + TABLE + "_schema WHERE version = 2"))
+                .as("nodes of version 1 keep working").isEqualTo(1);
+        StoreFixture migrated = StoreFixture.existing(db, TABLE);
+        assertThat(migrated.protocol().admission().admit(paid)).isInstanceOf(Admission.Replay.class);
+        assertThat(migrated.store.findTaskInput(held.operation().scopeKey(), held.ownerToken())).isEmpty();
+        assertThat(migrated.store.keepTaskInput(held.operation().scopeKey(), held.ownerToken(),
+                new dev.idempotency.spi.TaskInput(new byte[] {1, 2, 3}, "plain"))).isTrue();
+        assertThat(migrated.store.findTaskInput(held.operation().scopeKey(), held.ownerToken()).orElseThrow().data())
+                .containsExactly(1, 2, 3);
+        assertThat(migrated.store.keepTaskInput(held.operation().scopeKey(), "0".repeat(32),
+                new dev.idempotency.spi.TaskInput(new byte[] {4}, "plain"))).as("another owner's claim").isFalse();
+        assertThat(migrated.transactions.requiresNew(() -> migrated.protocol().completion().finish(held,
+                RecordStatus.SUCCEEDED, Optional.of(CREATED), Optional.of("p-2")))).isTrue();
+        assertThat(db.count("SELECT COUNT(*) FROM " + TABLE + " WHERE task_input IS NOT NULL"))
+                .as("the finish clears what the claim kept").isZero();
+        drop(db);
+        db.dropRecordTables(TABLE + "_src");
+    }
+
+    private static List<Integer> allVersions() {
+        return SchemaMigrations.ALL.stream().map(SchemaMigrations.Migration::version).toList();
+    }
+
+    // The record table's columns of schema version 1 (and of every release before it).
+    private static final String VERSION_ONE_COLUMNS = "scope_key, tenant, principal, endpoint, request_hash, status,"
+            + " resource_id, response_status, response_headers, response_body, body_encoding, owner_token, lease_until,"
+            + " attempts, created_at, updated_at, expires_at";
 
     private static String dialectOf(String database) {
         return database.equals("galera") ? "MARIADB" : database.toUpperCase(Locale.ROOT);
