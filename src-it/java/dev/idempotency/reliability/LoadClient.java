@@ -291,6 +291,47 @@ final class LoadClient {
     }
 
     /**
+     * A client of an accepted asynchronous payment that only polls its status resource ({@code GET
+     * /payments/operations/{key}} with {@code Prefer: wait=30}) and never sends the payment again, for at most
+     * {@code within}: every answer is recorded and handed to {@code seen}; the first that is not {@code 202} (nor a
+     * connection failure or a 503 of a node going down) is returned.
+     */
+    Answer pollAccepted(URI node, Operations.Operation op, Duration within, java.util.function.Consumer<Answer> seen) {
+        long deadline = System.nanoTime() + within.toNanos();
+        String name = node.getAuthority();
+        while (true) {
+            HttpRequest request = HttpRequest.newBuilder(node.resolve("api/payments/operations/" + op.key()))
+                    .timeout(Duration.ofSeconds(40)).header("Prefer", "wait=30")
+                    .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                            (op.user() + ":" + op.user()).getBytes(StandardCharsets.UTF_8))).GET().build();
+            long sentAt = System.currentTimeMillis();
+            Answer answer;
+            try {
+                HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                answer = new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
+                        response.headers().firstValue("Content-Type").orElse(""),
+                        new String(response.body(), StandardCharsets.UTF_8));
+                history.ok(op.key(), name, true, response.statusCode(), response.body(), answer.retryAfter() != null,
+                        response.headers().firstValue("Idempotency-State").orElse(null), sentAt);
+                seen.accept(answer);
+                if ((answer.status() != 202 && answer.status() != 503) || System.nanoTime() > deadline) {
+                    return answer;
+                }
+            } catch (IOException e) {
+                history.fail(op.key(), name, true, e.toString(), sentAt);
+                if (System.nanoTime() > deadline) {
+                    return new Answer(0, null, "", "");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Answer(0, null, "", "");
+            }
+            // The server's wait ended with the operation still in progress: ask again soon.
+            pause(200);
+        }
+    }
+
+    /**
      * A pause that is part of the scenario or of a client's behaviour (think time, the Retry-After it was told, an
      * outage's or a failover's length), never a wait for the system under test: a test waits for the system on a
      * condition ({@link Checker#await}, {@link LogWatch}, {@code dev.idempotency.testing.Conditions}).

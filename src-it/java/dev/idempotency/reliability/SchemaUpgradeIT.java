@@ -80,13 +80,15 @@ class SchemaUpgradeIT {
                 assertThat(oldStatuses.keySet()).as("the old node's answers while the new ones migrated: %s",
                         oldStatuses).containsOnly(201);
 
-                int applied = 0;
-                for (WildFlyNode node : fresh) {
-                    applied += occurrences(node.serverLog(), "IDEM-I014 applied db/postgresql/V0001__baseline.sql to the"
-                            + " record table '" + TABLE + "'");
+                for (String script : List.of("V0001__baseline.sql", "V0002__task_input.sql")) {
+                    int applied = 0;
+                    for (WildFlyNode node : fresh) {
+                        applied += occurrences(node.serverLog(), "IDEM-I014 applied db/postgresql/" + script
+                                + " to the record table '" + TABLE + "'");
+                    }
+                    assertThat(applied).as(script + " applied by the two new nodes together").isEqualTo(1);
                 }
-                assertThat(applied).as("V0001 applied by the two new nodes together").isEqualTo(1);
-                assertThat(count("SELECT COUNT(*) FROM " + TABLE + "_schema")).isEqualTo(1);
+                assertThat(count("SELECT COUNT(*) FROM " + TABLE + "_schema")).isEqualTo(2);
 
                 List<WildFlyNode> all = List.of(old, fresh.get(0), fresh.get(1));
                 for (int n = 0; n < all.size(); n++) {

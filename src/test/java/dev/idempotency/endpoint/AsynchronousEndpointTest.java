@@ -214,6 +214,96 @@ class AsynchronousEndpointTest {
         assertThat(payments("AS-7")).as("the fenced-out first task committed nothing").isEqualTo(1);
     }
 
+    // A 202 is a promise kept (docs/adr/0020): the node that accepted the operation "dies" — its task hangs, its lease
+    // runs out, nobody renews it — and no client sends the key again. The pass that a managed scheduler runs every
+    // 5 s takes the operation over from the input its claim kept and runs the method again here, through the bean;
+    // pollers of the status resource see 202, then the outcome. The hung first task, released, is fenced out.
+    @Test
+    void anAcceptedOperationWhoseNodeDiedIsRunAgainFromItsKeptInputWithoutAnyClientSendingItAgain() throws Exception {
+        String key = newKey();
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (firstRunning.getCount() > 0) {
+                firstRunning.countDown();
+                await(releaseFirst);
+            }
+        };
+        assertThat(http.post("payments/async", payment("AS-9", "10.00")).key(key).header("X-Fail", "none").send()
+                .status()).isEqualTo(202);
+        await(firstRunning);
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE + " WHERE scope_key = ? AND task_input IS NOT NULL",
+                scopeKey(key))).as("the claim keeps the task's input").isEqualTo(1);
+        dev.idempotency.IdempotencyMaintenance maintenance = weld.select(dev.idempotency.IdempotencyMaintenance.class).get();
+        assertThat(maintenance.resumeAccepted()).as("its lease has not run out").isZero();
+
+        weld.select(dev.idempotency.testing.MutableClock.class).get().advance(java.time.Duration.ofSeconds(31));
+        assertThat(http.get("async-operations/" + key).send().status()).as("a poller, before the pass").isEqualTo(202);
+        assertThat(maintenance.resumeAccepted()).isEqualTo(1);
+        IdempotencyEvent.TaskEnded resumed = events.await(IdempotencyEvent.TaskEnded.class, e -> true);
+        assertThat(resumed.status()).isEqualTo(RecordStatus.SUCCEEDED);
+        assertThat(events.events()).anyMatch(e -> e instanceof IdempotencyEvent.TakenOver t && t.attempt() == 2);
+        assertThat(maintenance.resumeAccepted()).as("nothing left to run").isZero();
+
+        Http.Reply outcome = http.get("async-operations/" + key).send();
+        assertThat(outcome.status()).as(outcome.text()).isEqualTo(201);
+        assertThat(outcome.header("Location")).startsWith(Http.BASE + "payments/");
+        JsonNode body = JSON.readTree(outcome.body());
+        assertThat(body.get("merchantOrderNo").asText()).as("the kept entity").isEqualTo("AS-9");
+        assertThat(body.get("amount").decimalValue()).isEqualByComparingTo("10.00");
+        assertThat(body.get("attempt").asInt()).isEqualTo(2);
+        assertThat(h2.count("SELECT COUNT(*) FROM " + TestStore.TABLE + " WHERE scope_key = ? AND task_input IS NULL",
+                scopeKey(key))).as("the finish clears the input").isEqualTo(1);
+
+        releaseFirst.countDown();
+        events.await(IdempotencyEvent.Fenced.class, e -> true);
+        assertThat(payments("AS-9")).as("the fenced-out first task committed nothing").isEqualTo(1);
+        Http.Reply replay = http.post("payments/async", payment("AS-9", "10.00")).key(key).send();
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.body()).isEqualTo(outcome.body());
+    }
+
+    // The kept input is checked against the record before it runs: a body changed in the table no longer has the
+    // record's fingerprint, and an operation that has run the most times allowed is no longer run again (one that
+    // kills its node each time must not take every node down); both are left to the settler, and said once.
+    @Test
+    void aKeptInputThatIsNotTheRecordsRequestOrHasRunTooOftenIsNotRunAgain() throws Exception {
+        String key = newKey();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (running.getCount() > 0) {
+                running.countDown();
+                await(release);
+            }
+        };
+        assertThat(http.post("payments/async", payment("AS-10", "10.00")).key(key).send().status()).isEqualTo(202);
+        await(running);
+        String scopeKey = scopeKey(key);
+        byte[] keptBytes = (byte[]) h2.query("SELECT task_input AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?",
+                scopeKey).get(0).get("v");
+        dev.idempotency.core.KeptRequest kept = dev.idempotency.core.KeptRequest.decode(keptBytes);
+        dev.idempotency.core.KeptRequest changed = new dev.idempotency.core.KeptRequest(kept.key(), kept.method(),
+                kept.path(), kept.query(), kept.contentType(), kept.apiVersion(), kept.baseUri(),
+                payment("AS-10", "99999.00").getBytes(StandardCharsets.UTF_8), kept.arguments());
+        h2.update("UPDATE " + TestStore.TABLE + " SET task_input = ? WHERE scope_key = ?", changed.encode(), scopeKey);
+        weld.select(dev.idempotency.testing.MutableClock.class).get().advance(java.time.Duration.ofSeconds(31));
+        dev.idempotency.IdempotencyMaintenance maintenance = weld.select(dev.idempotency.IdempotencyMaintenance.class).get();
+        assertThat(maintenance.resumeAccepted()).as("a changed input").isZero();
+        assertThat(attempts(scopeKey)).isEqualTo(1);
+
+        h2.update("UPDATE " + TestStore.TABLE + " SET task_input = ?, attempts = 3 WHERE scope_key = ?", keptBytes,
+                scopeKey);
+        assertThat(maintenance.resumeAccepted()).as("three attempts already").isZero();
+        assertThat(attempts(scopeKey)).isEqualTo(3);
+        h2.update("UPDATE " + TestStore.TABLE + " SET attempts = 2 WHERE scope_key = ?", scopeKey);
+        assertThat(maintenance.resumeAccepted()).as("the same input, as kept, at attempt 2").isEqualTo(1);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> e.status() == RecordStatus.SUCCEEDED)).isNotNull();
+        release.countDown();
+        events.await(IdempotencyEvent.Fenced.class, e -> true);
+        assertThat(payments("AS-10")).isEqualTo(1);
+    }
+
     @Test
     void aTaskThatMarksItsTransactionRollbackOnlyCommitsNothingAndIsRetryable() throws Exception {
         String key = newKey();
@@ -250,8 +340,16 @@ class AsynchronousEndpointTest {
         assertThat(http.get("async-operations/" + key).user("bob").send().status()).isEqualTo(404);
     }
 
+    private static String scopeKey(String key) {
+        return SCOPE_DIGEST.of(new dev.idempotency.Scope("", "alice", "payments.async", key));
+    }
+
+    private long attempts(String scopeKey) {
+        return h2.count("SELECT attempts FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
+    }
+
     private String record(String key) {
-        String scopeKey = SCOPE_DIGEST.of(new dev.idempotency.Scope("", "alice", "payments.async", key));
+        String scopeKey = scopeKey(key);
         var rows = h2.query("SELECT status AS v FROM " + TestStore.TABLE + " WHERE scope_key = ?", scopeKey);
         return rows.isEmpty() ? null : String.valueOf(rows.get(0).get("v"));
     }

@@ -34,6 +34,7 @@ public final class PolicyBuilder {
     public java.util.Optional<dev.idempotency.core.MessagePolicy> messages = java.util.Optional.empty();
     public boolean claimInTransaction;
     public boolean cacheOutcomes;
+    public dev.idempotency.core.Redaction redaction = dev.idempotency.core.Redaction.NONE;
 
     /** An endpoint that consumes messages: it waits for an in-flight duplicate, as every message endpoint does. */
     public PolicyBuilder consumingMessages(dev.idempotency.core.MessagePolicy policy, KeySource source, String name) {
@@ -58,7 +59,7 @@ public final class PolicyBuilder {
                 inFlightWait, storage, "", List.of(), List.of(), externalSideEffects, mismatchStatus,
                 ignoredFields, fieldDefaults, maxInFlight, maxKeys, 1 << 20, List.of(), retryAfterMax,
                 dev.idempotency.core.ApiVersionSource.NONE, "idempotency", queryInFingerprint,
-                dev.idempotency.core.Redaction.NONE, false, previousRules, previousRulesUntil, asynchronous,
+                redaction, false, previousRules, previousRulesUntil, asynchronous,
                 messages, claimInTransaction, cacheOutcomes);
     }
 }
