@@ -17,6 +17,21 @@ public interface IdempotencyContext {
     /** The operation's scope: tenant, principal, endpoint and key. */
     Optional<Scope> scope();
 
+    /**
+     * The operation's tenant, without its key. A method that reads only its tenant and principal, and derives no
+     * downstream key, leaves the library free to tell its client that a new key is safe after a failure that
+     * committed nothing ({@code Idempotency-State: not-applied;next=new-key}); {@link #key()}, {@link #scope()} and
+     * {@link #derive} hand the key out, after which a failure says {@code next=same-key} (something may have used it).
+     */
+    default Optional<String> tenant() {
+        return scope().map(Scope::tenant);
+    }
+
+    /** The operation's principal, without its key ({@link #tenant()}). */
+    default Optional<String> principal() {
+        return scope().map(Scope::principal);
+    }
+
     /** How many times this operation has been started, 1 for the first execution. */
     int attempt();
 

@@ -203,6 +203,17 @@ public class IdempotentExchange implements IdempotencyContext {
         return scope;
     }
 
+    // Read without handing the key out (see IdempotencyContext#tenant).
+    @Override
+    public Optional<String> tenant() {
+        return Optional.ofNullable(stage.get().active()).map(op -> op.scope().tenant());
+    }
+
+    @Override
+    public Optional<String> principal() {
+        return Optional.ofNullable(stage.get().active()).map(op -> op.scope().principal());
+    }
+
     @Override
     public int attempt() {
         return stage.get().attempt();

@@ -112,6 +112,15 @@ class AnswerStateTest {
         assertThat(second.header(IdempotencyState.HEADER))
                 .as("the second attempt cannot know what the first did downstream").isEqualTo("not-applied;next=same-key");
 
+        Http.Reply owner = http.post("payments", payment("S-4b")).key(newKey())
+                .header("X-Fail", "unavailable-after-owner").send();
+        assertThat(owner.header(IdempotencyState.HEADER)).as("the tenant and principal hand no key out")
+                .isEqualTo("not-applied;next=new-key");
+        Http.Reply scope = http.post("payments", payment("S-4c")).key(newKey())
+                .header("X-Fail", "unavailable-after-scope").send();
+        assertThat(scope.header(IdempotencyState.HEADER)).as("the scope holds the key")
+                .isEqualTo("not-applied;next=same-key");
+
         Http.Reply derived = http.post("payments", payment("S-5")).key(newKey()).header("X-Fail", "transient").send();
         assertThat(derived.status()).isEqualTo(503);
         assertThat(derived.header(IdempotencyState.HEADER))

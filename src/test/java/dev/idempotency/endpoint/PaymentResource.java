@@ -232,6 +232,18 @@ public class PaymentResource {
             // Fails before the key, or a key derived from it, was handed to anything.
             throw new AcquirerUnavailable();
         }
+        if ("unavailable-after-owner".equals(fail)) {
+            // Reads whose operation it is (tenant, principal), which hands no key out, then fails.
+            if (idempotency.tenant().isEmpty() || idempotency.principal().isEmpty()) {
+                throw new IllegalStateException("an active operation has an owner");
+            }
+            throw new AcquirerUnavailable();
+        }
+        if ("unavailable-after-scope".equals(fail)) {
+            // Reads the whole scope, its key with it, then fails: the key may have been used.
+            idempotency.scope().orElseThrow();
+            throw new AcquirerUnavailable();
+        }
         duringExecution.accept(idempotency.key().orElse(""));
         Payment payment = new Payment();
         payment.id = UUID.randomUUID().toString();
