@@ -225,6 +225,80 @@ class FaultScenariosIT {
         }
     }
 
+    // Issue 33: clients that do what every answer says, literally — the same key again, or a new one wherever an
+    // answer says next=new-key — while sends fail before the acquirer is called (a first attempt there says new-key),
+    // after it (same-key), at the commit (same-key), and node A dies by kill -9 in the middle. A wrong new-key would
+    // show as a second charge for one merchant order; the checker's self-test breaks the advice on purpose and sees it.
+    @Test
+    void clientsThatObeyEveryAnswerLiterally() throws Exception {
+        History history = new History();
+        LoadClient client = new LoadClient(history, Duration.ofSeconds(30));
+        List<Operations.Operation> firsts = Operations.create(run(), scale.keys / 2);
+        java.util.Random random = new java.util.Random(33);
+        java.util.function.Supplier<java.net.URI> anyNode = () -> {
+            synchronized (random) {
+                return random.nextBoolean() ? a.base() : b.base();
+            }
+        };
+        long start = System.nanoTime();
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(scale.clients);
+        List<LiteralClients.Order> orders = new java.util.ArrayList<>();
+        try {
+            java.util.concurrent.atomic.AtomicInteger paid = new java.util.concurrent.atomic.AtomicInteger();
+            List<java.util.concurrent.Future<LiteralClients.Order>> paying = new java.util.ArrayList<>();
+            for (Operations.Operation first : firsts) {
+                paying.add(clients.submit(() -> {
+                    LiteralClients.Order order = LiteralClients.pay(client, first, anyNode,
+                            LiteralClients.someFaults(random, 3), LiteralClients.Obedience.LITERAL);
+                    paid.incrementAndGet();
+                    return order;
+                }));
+            }
+            dev.idempotency.testing.Conditions.await("a third of the orders paid", Duration.ofMinutes(3),
+                    () -> paid.get() >= firsts.size() / 3);
+            a.crash();
+            a.boot();
+            for (java.util.concurrent.Future<LiteralClients.Order> order : paying) {
+                orders.add(order.get(10, TimeUnit.MINUTES));
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        List<String> literal = LiteralClients.violations(orders, ItDatabase.current());
+        List<Operations.Operation> lastKeys = orders.stream().map(o -> o.keys().get(o.keys().size() - 1)).toList();
+        Checker.Result result = Checker.check(lastKeys, history);
+        long switched = orders.stream().mapToLong(o -> o.abandoned().size()).sum();
+
+        // The self-test: two clients that take a same-key answer after the charge as leave to switch keys.
+        List<LiteralClients.Order> disobeyed = new java.util.ArrayList<>();
+        List<Operations.Operation> disobedient = Operations.create(run(), 2);
+        for (Operations.Operation first : disobedient) {
+            java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+            disobeyed.add(LiteralClients.pay(client, first, b::base,
+                    () -> failedOnce.getAndSet(true) ? "" : "transient",
+                    LiteralClients.Obedience.SWITCHES_KEYS_ON_ANY_RETRYABLE_ANSWER));
+        }
+        List<String> caught = LiteralClients.violations(disobeyed, ItDatabase.current());
+
+        Report.write("4h. Clients that obey every answer literally", firsts.size() + " merchant orders, each paid by a"
+                        + " client that sends the same key again or a new one exactly as each answer's Idempotency-State"
+                        + " says, on both nodes; " + switched + " switches to a new key, " + orders.stream()
+                        .mapToInt(o -> o.keys().size()).sum() + " keys in all",
+                "one send in three fails (X-Demo-Fail: before-charge, transient after the charge, at-commit); kill -9"
+                        + " of node A once a third of the orders are paid, restart; per merchant order: payments and"
+                        + " acquirer charges counted by order (no unique constraint there), keys left after new-key"
+                        + " checked for anything applied under them: " + literal.size() + " violations; self-test (two"
+                        + " clients that switch keys after a same-key answer): " + caught.size() + " violations caught",
+                Duration.ofNanos(System.nanoTime() - start), history.statusMix(), result);
+        assertThat(literal).as("what the literal clients left in the database").isEmpty();
+        assertThat(result.violations()).isEmpty();
+        assertThat(switched).as("answers said a new key was safe, and clients used one").isPositive();
+        for (Operations.Operation first : disobedient) {
+            assertThat(caught).as("the checker sees a client that switched keys where it was told not to")
+                    .anyMatch(v -> v.startsWith(first.order() + ": 1 payments, 2 charges"));
+        }
+    }
+
     // Issue 12: the node consuming payment commands dies inside their messages' transactions. Each command was sent
     // twice (two messages); the broker's journal brings every unacknowledged message back with the node.
     @Test

@@ -63,7 +63,8 @@ final class LoadClient {
                     response.headers().firstValue("Idempotency-State").orElse(null), sentAt);
             return new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
                     response.headers().firstValue("Content-Type").orElse(""),
-                    new String(response.body(), StandardCharsets.UTF_8));
+                    new String(response.body(), StandardCharsets.UTF_8),
+                    response.headers().firstValue("Idempotency-State").orElse(null));
         } catch (HttpTimeoutException e) {
             history.info(op.key(), name, sameBody, sentAt);
         } catch (IOException e) {
@@ -101,8 +102,15 @@ final class LoadClient {
         dev.idempotency.testing.Conditions.await(what, Duration.ofMinutes(2), reached);
     }
 
-    /** What a request got: its status (0: nothing received), Retry-After, Content-Type and body (for messages). */
-    record Answer(int status, String retryAfter, String contentType, String body) {
+    /**
+     * What a request got: its status (0: nothing received), Retry-After, Content-Type, body (for messages) and
+     * Idempotency-State (null when the answer has none).
+     */
+    record Answer(int status, String retryAfter, String contentType, String body, String state) {
+        Answer(int status, String retryAfter, String contentType, String body) {
+            this(status, retryAfter, contentType, body, null);
+        }
+
         /** A documented 503: problem+json with Retry-After. */
         boolean isRetryLater() {
             return status == 503 && retryAfter != null && contentType.startsWith("application/problem+json");

@@ -1,7 +1,6 @@
 package dev.idempotency.demo;
 
 import dev.idempotency.IdempotencyContext;
-import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.enterprise.inject.spi.CDI;
@@ -36,6 +35,8 @@ import java.util.Map;
  *   inside its transaction; on {@code POST /acquirer/payouts}: the acquirer takes that long between
  *   receiving a payout and settling it;</li>
  *   <li>{@code X-Demo-Fail: transient} on {@code POST /payments}: fails after the charge (503, rolled back);
+ *   {@code X-Demo-Fail: before-charge}: fails before the acquirer is called (503, rolled back, nothing done anywhere:
+ *   a first attempt says a new key is safe);
  *   {@code X-Demo-Fail: at-commit}: the commit itself fails, after the idempotency record was updated in the
  *   same transaction (503, both rolled back);</li>
  *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
@@ -88,9 +89,17 @@ public class DemoFaults {
     @Inject
     IdempotencyContext idempotency;
 
-    /** In an asynchronous task: the faults its request carried. */
-    @PostConstruct
-    void ofItsOperation() {
+    // Whether this context's faults are known: read from its request's headers, or looked up once for its operation.
+    private boolean known;
+
+    // In an asynchronous task or a command's listener, which no request filter saw: the faults its request carried,
+    // looked up by the operation's key. Only there: a request's own faults never hand its key out, so that a failure
+    // before the payment used it may still tell the client a new key is safe (Idempotency-State).
+    private void knowTheFaults() {
+        if (known) {
+            return;
+        }
+        known = true;
         if (!enabled() || !idempotency.isActive()) {
             return;
         }
@@ -103,6 +112,7 @@ public class DemoFaults {
 
     // Set and read through methods: the filter and the interceptor hold the request-scoped proxy.
     void record(Recorded recorded) {
+        this.known = true;
         this.delayMillis = recorded.delayMillis();
         this.fail = recorded.fail();
         this.acquirerDelayMillis = recorded.acquirerDelayMillis();
@@ -110,18 +120,22 @@ public class DemoFaults {
     }
 
     long delayMillis() {
+        knowTheFaults();
         return delayMillis;
     }
 
     String fail() {
+        knowTheFaults();
         return fail;
     }
 
     Long acquirerDelayMillis() {
+        knowTheFaults();
         return acquirerDelayMillis;
     }
 
     String hold() {
+        knowTheFaults();
         return hold;
     }
 
@@ -149,6 +163,8 @@ public class DemoFaults {
 
     /** Where a fault acts. */
     public enum Point {
+        /** A payment was written, the acquirer not called yet. */
+        BEFORE_CHARGE,
         /** A payment's charge was recorded, its transaction is still open. */
         AFTER_CHARGE,
         /** The acquirer received a payout and is about to settle it. */
@@ -253,6 +269,12 @@ public class DemoFaults {
         @AroundInvoke
         public Object inject(InvocationContext invocation) throws Exception {
             Point point = invocation.getMethod().getAnnotation(At.class).value();
+            if (point == Point.BEFORE_CHARGE) {
+                if ("before-charge".equalsIgnoreCase(faults.fail())) {
+                    throw DemoProblem.notStarted();
+                }
+                return invocation.proceed();
+            }
             if (point == Point.BEFORE_SETTLEMENT) {
                 pause(faults.delayMillis(), faults.hold());
                 return invocation.proceed();

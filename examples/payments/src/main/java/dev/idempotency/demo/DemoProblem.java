@@ -69,6 +69,13 @@ public class DemoProblem extends RuntimeException {
                 "the charge could not be confirmed; retry with the same Idempotency-Key", null, 1);
     }
 
+    /** The payment stopped before it reached the acquirer: nothing was done anywhere. */
+    static DemoProblem notStarted() {
+        return new DemoProblem(503, "payment-not-started", "Payment not started",
+                "the payment stopped before the acquirer was called: nothing was done; its Idempotency-State says"
+                        + " whether to retry with the same key or a new one", null, 1);
+    }
+
     static DemoProblem payoutOutcomeUnknown() {
         return new DemoProblem(503, "payout-outcome-unknown", "Payout outcome unknown",
                 "the acquirer did not answer in time; retry with the same Idempotency-Key and it will be asked first",
@@ -87,6 +94,18 @@ public class DemoProblem extends RuntimeException {
 
     static DemoProblem notFound(String what) {
         return new DemoProblem(404, "not-found", "Not found", what + " not found", null, null);
+    }
+
+    /**
+     * The acquirer refused the charge as a different request under the payment's derived key: an earlier attempt of
+     * this key, with another payment, charged there and then rolled back here (a claim in the business transaction
+     * leaves nothing of it). Retryable, not final: a final answer would make the key this request's for good, and the
+     * earlier payment's own retry, which the acquirer answers with its charge, could never reconcile it.
+     */
+    static DemoProblem keyHoldsAnotherPaymentDownstream() {
+        return new DemoProblem(503, "acquirer-holds-another-payment", "Acquirer holds another payment under this key",
+                "an earlier attempt under this Idempotency-Key sent another payment to the acquirer; send that payment"
+                        + " again with this key, or this one under a new key", null, 1);
     }
 
     static DemoProblem acquirerFailed(int status) {

@@ -49,7 +49,7 @@ public class PaymentCommandListener implements MessageListener {
             throw new CommandRefused("the command is not a payment", unreadable);
         }
         try {
-            checkout.pay(payment, idempotency.scope().orElseThrow().tenant());
+            checkout.pay(payment, idempotency.tenant().orElseThrow());
         } catch (DemoProblem problem) {
             if (problem.clientError()) {
                 throw new CommandRefused(problem.getMessage(), problem);

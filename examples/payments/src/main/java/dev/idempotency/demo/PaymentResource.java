@@ -78,7 +78,7 @@ public class PaymentResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Idempotent(endpoint = "payments.async", asynchronous = true)
     public Response createAsync(PaymentRequest request) {
-        Payment payment = checkout.pay(request, idempotency.scope().orElseThrow().tenant());
+        Payment payment = checkout.pay(request, idempotency.tenant().orElseThrow());
         return Response.status(Response.Status.CREATED).header("Location", java.net.URI.create("payments/" + payment.id))
                 .entity(PaymentView.of(payment)).build();
     }
