@@ -61,6 +61,10 @@ public class AsynchronousTasks implements TaskResumption.Runner {
     BeanManager beans;
     // The providers each method's task last took on a request thread of this node: a resumed task has none of its own.
     private final Map<Method, TaskProviders> providersTaken = new ConcurrentHashMap<>();
+    // The bean manager of the deployment and the bean of each class that declares an asynchronous endpoint, as the
+    // extension saw them: the library's own bean manager may not resolve the application's classes (Payara).
+    private volatile BeanManager deploymentBeans;
+    private volatile Map<Class<?>, Bean<?>> taskBeans = Map.of();
     // Methods whose arguments were found not to be keepable, reported once each.
     private final Map<Method, Boolean> reported = new ConcurrentHashMap<>();
 
@@ -124,6 +128,12 @@ public class AsynchronousTasks implements TaskResumption.Runner {
         }
     }
 
+    /** How a resumed task reaches the bean that declares its method (given once, at deployment validation). */
+    void callThrough(BeanManager deployment, Map<Class<?>, Bean<?>> beansOfTasks) {
+        this.deploymentBeans = deployment;
+        this.taskBeans = Map.copyOf(beansOfTasks);
+    }
+
     /**
      * Runs an operation that {@link TaskResumption} took over, on the executor: its method called through the
      * bean's proxy (the application's interceptors run; the library's sees the operation running and proceeds),
@@ -141,10 +151,15 @@ public class AsynchronousTasks implements TaskResumption.Runner {
                 java.net.URI.create(kept.baseUri()), kept.contentType(), Map.of(), kept.body(), null, providers);
         try {
             assembly.executor().execute(() -> {
-                Bean<?> bean = beans.resolve(beans.getBeans(method.getDeclaringClass()));
-                CreationalContext<?> creation = beans.createCreationalContext(bean);
+                BeanManager manager = deploymentBeans == null ? beans : deploymentBeans;
+                CreationalContext<?> creation = manager.createCreationalContext(null);
                 try {
-                    Object target = beans.getReference(bean, method.getDeclaringClass(), creation);
+                    Bean<?> bean = taskBeans.get(method.getDeclaringClass());
+                    if (bean == null) {
+                        bean = manager.resolve(manager.getBeans(method.getDeclaringClass()));
+                    }
+                    Object target = manager.getReference(java.util.Objects.requireNonNull(bean, "no bean declares "
+                            + method), method.getDeclaringClass(), creation);
                     Object[] arguments = TaskArguments.decode(method, kept.arguments(), providers);
                     run(new ResumedInvocation(target, method, arguments), claim, request);
                 } catch (RuntimeException unrunnable) {

@@ -55,6 +55,8 @@ public class IdempotencyExtension implements Extension {
     private final List<Bean<?>> outcomeResolverBeans = new ArrayList<>();
     private final List<Bean<?>> scopeResolverBeans = new ArrayList<>();
     private final List<Bean<?>> executorBeans = new ArrayList<>();
+    // The bean of each class that declares an asynchronous endpoint: a resumed task calls its method through it.
+    private final Map<Class<?>, Bean<?>> taskBeans = new HashMap<>();
 
     void registerBeans(@Observes BeforeBeanDiscovery event, BeanManager beans) {
         event.addAnnotatedType(beans.createAnnotatedType(IdempotentInterceptor.class), IdempotentInterceptor.class.getName());
@@ -171,6 +173,14 @@ public class IdempotencyExtension implements Extension {
                 .anyMatch(q -> q.annotationType() == dev.idempotency.IdempotencyExecutor.class)) {
             executorBeans.add(bean);
         }
+        for (IdempotentMethod method : methods) {
+            Class<?> declaring = method.method().getDeclaringClass();
+            // Its type, not only its class: a synthetic bean (the library's own readiness check) names the class too.
+            if (method.annotation().asynchronous() && bean.getTypes().contains(declaring)
+                    && (bean.getBeanClass() == declaring || !taskBeans.containsKey(declaring))) {
+                taskBeans.put(declaring, bean);
+            }
+        }
     }
 
     void start(@Observes AfterDeploymentValidation event, BeanManager beans) {
@@ -184,12 +194,14 @@ public class IdempotencyExtension implements Extension {
         }
         try {
             Assembly assembly = beans.createInstance().select(Assembly.class).get();
+            AsynchronousTasks tasks = beans.createInstance().select(AsynchronousTasks.class).get();
+            tasks.callThrough(beans, taskBeans);
             assembly.start(methods, Thread.currentThread().getContextClassLoader(),
                     scopeResolverBeans.stream().findFirst().map(b -> reference(beans, b, ScopeResolver.class)),
                     outcomeResolverBeans.stream().map(b -> reference(beans, b, OutcomeResolver.class)).toList(),
                     executorBeans.stream().findFirst().map(b -> reference(beans, b,
                             java.util.concurrent.ExecutorService.class)),
-                    beans.createInstance().select(AsynchronousTasks.class).get());
+                    tasks);
         } catch (RuntimeException e) {
             event.addDeploymentProblem(e);
         }
