@@ -273,18 +273,17 @@ class FaultScenariosIT {
         List<LiteralClients.Order> disobeyed = new java.util.ArrayList<>();
         List<Operations.Operation> disobedient = Operations.create(run(), 2);
         for (Operations.Operation first : disobedient) {
-            java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
-            disobeyed.add(LiteralClients.pay(client, first, b::base,
-                    () -> failedOnce.getAndSet(true) ? "" : "transient",
+            disobeyed.add(LiteralClients.pay(client, first, b::base, LiteralClients.failingAfterTheChargeOnce(),
                     LiteralClients.Obedience.SWITCHES_KEYS_ON_ANY_RETRYABLE_ANSWER));
         }
         List<String> caught = LiteralClients.violations(disobeyed, ItDatabase.current());
 
-        Report.write("4h. Clients that obey every answer literally", firsts.size() + " merchant orders, each paid by a"
+        Report.write("4j. Clients that obey every answer literally", firsts.size() + " merchant orders, each paid by a"
                         + " client that sends the same key again or a new one exactly as each answer's Idempotency-State"
                         + " says, on both nodes; " + switched + " switches to a new key, " + orders.stream()
                         .mapToInt(o -> o.keys().size()).sum() + " keys in all",
-                "one send in three fails (X-Demo-Fail: before-charge, transient after the charge, at-commit); kill -9"
+                "one send in three fails (X-Demo-Fail: before-charge, transient after the charge, at-commit; or the"
+                        + " acquirer's answer is lost: it charges after the service's read timeout); kill -9"
                         + " of node A once a third of the orders are paid, restart; per merchant order: payments and"
                         + " acquirer charges counted by order (no unique constraint there), keys left after new-key"
                         + " checked for anything applied under them: " + literal.size() + " violations; self-test (two"

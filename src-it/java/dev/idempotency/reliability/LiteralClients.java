@@ -45,18 +45,16 @@ final class LiteralClients {
 
     /**
      * Pays one merchant order, from {@code first}'s key on: each send goes to the node {@code node} gives and carries
-     * the fault {@code faults} gives for that send ({@code X-Demo-Fail}, or none when empty).
+     * the fault headers {@code faults} gives for that send (name, value; none when empty).
      */
-    static Order pay(LoadClient client, Operations.Operation first, Supplier<URI> node, Supplier<String> faults,
+    static Order pay(LoadClient client, Operations.Operation first, Supplier<URI> node, Supplier<String[]> faults,
                      Obedience obedience) {
         List<Operations.Operation> keys = new ArrayList<>(List.of(first));
         List<Operations.Operation> abandoned = new ArrayList<>();
         Operations.Operation op = first;
         LoadClient.Answer answer = new LoadClient.Answer(0, null, "", "");
         for (int sent = 0; sent < MAX_SENDS; sent++) {
-            String fault = faults.get();
-            answer = fault.isEmpty() ? client.send(node.get(), op, true)
-                    : client.send(node.get(), op, true, "X-Demo-Fail", fault);
+            answer = client.send(node.get(), op, true, faults.get());
             Optional<IdempotencyState> state = Optional.ofNullable(answer.state()).flatMap(IdempotencyState::parse);
             if (state.isEmpty()) {
                 // No answer (a node dying), or one from the server around the application: the same key, later.
@@ -82,14 +80,25 @@ final class LiteralClients {
         return new Order(keys, abandoned, answer);
     }
 
-    /** A fault for a send: one in {@code oneIn} sends fails (before the charge, after it, or at the commit). */
-    static Supplier<String> someFaults(Random random, int oneIn) {
-        String[] kinds = {"before-charge", "before-charge", "transient", "at-commit"};
+    /**
+     * The fault headers of a send: one send in {@code oneIn} fails — before the acquirer is called, after its charge,
+     * at the commit, or with the acquirer's answer lost (it takes 11 s to charge, past the payments service's 10 s read
+     * timeout, and still charges).
+     */
+    static Supplier<String[]> someFaults(Random random, int oneIn) {
+        String[][] kinds = {{"X-Demo-Fail", "before-charge"}, {"X-Demo-Fail", "before-charge"},
+                {"X-Demo-Fail", "transient"}, {"X-Demo-Fail", "at-commit"}, {"X-Demo-Acquirer-Delay-Ms", "11000"}};
         return () -> {
             synchronized (random) {
-                return random.nextInt(oneIn) == 0 ? kinds[random.nextInt(kinds.length)] : "";
+                return random.nextInt(oneIn) == 0 ? kinds[random.nextInt(kinds.length)] : new String[0];
             }
         };
+    }
+
+    /** The fault headers of a send that fails after the charge, once; none after that. */
+    static Supplier<String[]> failingAfterTheChargeOnce() {
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> failed.getAndSet(true) ? new String[0] : new String[] {"X-Demo-Fail", "transient"};
     }
 
     /**

@@ -261,41 +261,9 @@ final class LoadClient {
      * most {@code within}. A done command's answer is recorded, as the acknowledgement of its outcome.
      */
     Answer awaitCommand(URI node, Operations.Operation op, Duration within) {
-        long deadline = System.nanoTime() + within.toNanos();
-        String name = node.getAuthority();
-        while (true) {
-            HttpRequest request = HttpRequest.newBuilder(node.resolve(op.path() + "/" + op.key()))
-                    .timeout(Duration.ofSeconds(40)).header("Prefer", "wait=30")
-                    .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                            (op.user() + ":" + op.user()).getBytes(StandardCharsets.UTF_8))).GET().build();
-            long sentAt = System.currentTimeMillis();
-            Answer answer;
-            try {
-                HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                answer = new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
-                        response.headers().firstValue("Content-Type").orElse(""),
-                        new String(response.body(), StandardCharsets.UTF_8));
-                boolean done = response.statusCode() == 200 && !answer.body().contains("\"PROCESSING\"")
-                        && !answer.body().contains("\"FAILED_RETRYABLE\"");
-                if (done || System.nanoTime() > deadline) {
-                    history.ok(op.key(), name, true, response.statusCode(), response.body(),
-                            answer.retryAfter() != null, response.headers().firstValue("Idempotency-State").orElse(null),
-                            sentAt);
-                    return answer;
-                }
-            } catch (IOException e) {
-                history.fail(op.key(), name, true, e.toString(), sentAt);
-                answer = new Answer(0, null, "", "");
-                if (System.nanoTime() > deadline) {
-                    return answer;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return new Answer(0, null, "", "");
-            }
-            // Not done yet (still running past the server's wait, or given back for a redelivery): ask again soon.
-            pause(200);
-        }
+        return poll(node, op.path() + "/" + op.key(), op, within, false, answer -> answer.status() == 200
+                && !answer.body().contains("\"PROCESSING\"") && !answer.body().contains("\"FAILED_RETRYABLE\""),
+                answer -> { });
     }
 
     /**
@@ -305,24 +273,35 @@ final class LoadClient {
      * connection failure or a 503 of a node going down) is returned.
      */
     Answer pollAccepted(URI node, Operations.Operation op, Duration within, java.util.function.Consumer<Answer> seen) {
+        return poll(node, "api/payments/operations/" + op.key(), op, within, true,
+                answer -> answer.status() != 202 && answer.status() != 503, seen);
+    }
+
+    // Asks a status resource with Prefer: wait=30 until an answer is done (or within has passed), 200 ms apart; records
+    // every answer, or only the last.
+    private Answer poll(URI node, String path, Operations.Operation op, Duration within, boolean recordEach,
+                        java.util.function.Predicate<Answer> done, java.util.function.Consumer<Answer> seen) {
         long deadline = System.nanoTime() + within.toNanos();
         String name = node.getAuthority();
         while (true) {
-            HttpRequest request = HttpRequest.newBuilder(node.resolve("api/payments/operations/" + op.key()))
+            HttpRequest request = HttpRequest.newBuilder(node.resolve(path))
                     .timeout(Duration.ofSeconds(40)).header("Prefer", "wait=30")
                     .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
                             (op.user() + ":" + op.user()).getBytes(StandardCharsets.UTF_8))).GET().build();
             long sentAt = System.currentTimeMillis();
-            Answer answer;
             try {
                 HttpResponse<byte[]> response = HTTP.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                answer = new Answer(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
-                        response.headers().firstValue("Content-Type").orElse(""),
-                        new String(response.body(), StandardCharsets.UTF_8));
-                history.ok(op.key(), name, true, response.statusCode(), response.body(), answer.retryAfter() != null,
-                        response.headers().firstValue("Idempotency-State").orElse(null), sentAt);
+                String state = response.headers().firstValue("Idempotency-State").orElse(null);
+                Answer answer = new Answer(response.statusCode(), response.headers().firstValue("Retry-After")
+                        .orElse(null), response.headers().firstValue("Content-Type").orElse(""),
+                        new String(response.body(), StandardCharsets.UTF_8), state);
+                boolean finished = done.test(answer) || System.nanoTime() > deadline;
+                if (recordEach || finished) {
+                    history.ok(op.key(), name, true, response.statusCode(), response.body(), answer.retryAfter() != null,
+                            state, sentAt);
+                }
                 seen.accept(answer);
-                if ((answer.status() != 202 && answer.status() != 503) || System.nanoTime() > deadline) {
+                if (finished) {
                     return answer;
                 }
             } catch (IOException e) {
@@ -334,7 +313,7 @@ final class LoadClient {
                 Thread.currentThread().interrupt();
                 return new Answer(0, null, "", "");
             }
-            // The server's wait ended with the operation still in progress: ask again soon.
+            // Not done yet (still running past the server's wait, or given back for a redelivery): ask again soon.
             pause(200);
         }
     }

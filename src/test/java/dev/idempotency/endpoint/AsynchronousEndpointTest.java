@@ -188,14 +188,8 @@ class AsynchronousEndpointTest {
     @Test
     void aTaskWhoseLeaseRanOutIsTakenOverByARetryAndFencedOutWhenItFinishes() throws Exception {
         String key = newKey();
-        CountDownLatch firstRunning = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (firstRunning.getCount() > 0) {
-                firstRunning.countDown();
-                await(releaseFirst);
-            }
-        };
+        CountDownLatch firstRunning = holdFirstRun(releaseFirst);
         assertThat(http.post("payments/async", payment("AS-7", "10.00")).key(key).send().status()).isEqualTo(202);
         await(firstRunning);
         // No lease renewal without a managed scheduler here: past the lease, the operation can be taken over.
@@ -221,14 +215,8 @@ class AsynchronousEndpointTest {
     @Test
     void anAcceptedOperationWhoseNodeDiedIsRunAgainFromItsKeptInputWithoutAnyClientSendingItAgain() throws Exception {
         String key = newKey();
-        CountDownLatch firstRunning = new CountDownLatch(1);
         CountDownLatch releaseFirst = new CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (firstRunning.getCount() > 0) {
-                firstRunning.countDown();
-                await(releaseFirst);
-            }
-        };
+        CountDownLatch firstRunning = holdFirstRun(releaseFirst);
         assertThat(http.post("payments/async", payment("AS-9", "10.00")).key(key).header("X-Fail", "none").send()
                 .status()).isEqualTo(202);
         await(firstRunning);
@@ -269,14 +257,8 @@ class AsynchronousEndpointTest {
     @Test
     void aKeptInputThatIsNotTheRecordsRequestOrHasRunTooOftenIsNotRunAgain() throws Exception {
         String key = newKey();
-        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        PaymentResource.duringExecution = k -> {
-            if (running.getCount() > 0) {
-                running.countDown();
-                await(release);
-            }
-        };
+        CountDownLatch running = holdFirstRun(release);
         assertThat(http.post("payments/async", payment("AS-10", "10.00")).key(key).send().status()).isEqualTo(202);
         await(running);
         String scopeKey = scopeKey(key);
@@ -338,6 +320,18 @@ class AsynchronousEndpointTest {
         assertThat(http.post("payments/async", payment("AS-6", "10.00")).key(key).send().status()).isEqualTo(202);
         events.await(IdempotencyEvent.TaskEnded.class, e -> true);
         assertThat(http.get("async-operations/" + key).user("bob").send().status()).isEqualTo(404);
+    }
+
+    // Holds the first run of the next task inside the method until release; later runs (a takeover's) go through.
+    private static CountDownLatch holdFirstRun(CountDownLatch release) {
+        CountDownLatch running = new CountDownLatch(1);
+        PaymentResource.duringExecution = k -> {
+            if (running.getCount() > 0) {
+                running.countDown();
+                await(release);
+            }
+        };
+        return running;
     }
 
     private static String scopeKey(String key) {

@@ -66,14 +66,9 @@ class SchemaMigrationsTest {
         TestDatabase db = Databases.named(database);
         // Records written as the library writes them, copied into the earlier release's table (the record's columns
         // have not changed since the first release).
-        StoreFixture written = new StoreFixture(db, TABLE + "_src");
-        IdempotencyProtocol writer = written.protocol();
         Operation paid = StoreFixture.operation("paid");
         Operation running = StoreFixture.operation("running");
-        Claim first = ((Admission.Execute) writer.admission().admit(paid)).claim();
-        assertThat(written.transactions.requiresNew(() -> writer.completion().finish(first, RecordStatus.SUCCEEDED,
-                Optional.of(CREATED), Optional.of("p-1")))).isTrue();
-        writer.admission().admit(running);
+        writePaidAndRunning(db, paid, running);
         drop(db);
         for (String statement : historicStatements(Dialect.valueOf(dialectOf(database)), release)) {
             db.update(statement);
@@ -241,14 +236,9 @@ class SchemaMigrationsTest {
     @ValueSource(strings = {"h2", "postgresql", "mariadb"})
     void tablesOfVersionOneWithRecordsInThemAreMigratedToVersionTwoAsARollingChange(String database) {
         TestDatabase db = Databases.named(database);
-        StoreFixture written = new StoreFixture(db, TABLE + "_src");
-        IdempotencyProtocol writer = written.protocol();
         Operation paid = StoreFixture.operation("paid-v1");
         Operation running = StoreFixture.operation("running-v1");
-        Claim first = ((Admission.Execute) writer.admission().admit(paid)).claim();
-        assertThat(written.transactions.requiresNew(() -> writer.completion().finish(first, RecordStatus.SUCCEEDED,
-                Optional.of(CREATED), Optional.of("p-1")))).isTrue();
-        Claim held = ((Admission.Execute) writer.admission().admit(running)).claim();
+        Claim held = writePaidAndRunning(db, paid, running);
         drop(db);
         JdbcRecordStore store = JdbcRecordStore.forDataSource(db.dataSource(), TABLE);
         for (String statement : store.schema().statements(SchemaMigrations.ALL.get(0))) {
@@ -278,6 +268,17 @@ class SchemaMigrationsTest {
                 .as("the finish clears what the claim kept").isZero();
         drop(db);
         db.dropRecordTables(TABLE + "_src");
+    }
+
+    // Records as the library writes them, in a table of their own (TABLE_src) to be copied into older shapes: one
+    // operation finished (201), one running; the running one's claim.
+    private static Claim writePaidAndRunning(TestDatabase db, Operation paid, Operation running) {
+        StoreFixture written = new StoreFixture(db, TABLE + "_src");
+        IdempotencyProtocol writer = written.protocol();
+        Claim first = ((Admission.Execute) writer.admission().admit(paid)).claim();
+        assertThat(written.transactions.requiresNew(() -> writer.completion().finish(first, RecordStatus.SUCCEEDED,
+                Optional.of(CREATED), Optional.of("p-1")))).isTrue();
+        return ((Admission.Execute) writer.admission().admit(running)).claim();
     }
 
     private static List<Integer> allVersions() {

@@ -28,8 +28,12 @@ public class AcquirerClient {
     @ConfigProperty(name = "demo.service.password")
     String servicePassword;
 
-    // Three sends within 5 s: what a payment's request can wait for the acquirer before its client is told to retry.
-    private static final IdempotentCalls CALLS = IdempotentCalls.within(3, java.time.Duration.ofSeconds(5));
+    // One send: a payment runs under its claim's lease and its client waits, so it does not wait here for an acquirer
+    // still in flight; what the answer means (the acquirer's Idempotency-State, or none: the IETF draft's statuses) is
+    // still the client half's to say, and an outcome nobody can tell comes back typed. The payment's own client
+    // retries (503 + Retry-After), with the same key, and so with the same derived key here. A caller outside a
+    // request (a batch, a scheduler) gives it attempts: IdempotentCalls.configured().
+    private static final IdempotentCalls CALLS = IdempotentCalls.within(1, java.time.Duration.ofSeconds(15));
 
     private Client client;
 
@@ -37,6 +41,7 @@ public class AcquirerClient {
     void open() {
         client = AcquirerClients.asServiceUser(servicePassword, 10_000)
                 .register(new DerivedKeyClientFilter("acquirer.charge"))
+                .register(DemoFaults.Forwarded.class)
                 .build();
     }
 
@@ -46,10 +51,9 @@ public class AcquirerClient {
     }
 
     /**
-     * Charges the payment and returns the charge id, through the library's client half ({@link IdempotentCalls}):
-     * one derived key for every attempt (the filter sets it), sent again while the acquirer says the charge is in
-     * progress or may be retried with the same key, within a budget a payment's request can wait; what nobody can
-     * tell then (no answer, or still in progress) fails the payment retryably, and its retry sends the same key.
+     * Charges the payment and returns the charge id, through the library's client half ({@link IdempotentCalls}) with
+     * the derived key the filter sets: what nobody can tell (no answer, or the charge still in progress) fails the
+     * payment retryably, and its retry sends the same key.
      */
     @DemoFaults.At(DemoFaults.Point.BEFORE_CHARGE)
     public String charge(Payment payment) {
@@ -64,7 +68,7 @@ public class AcquirerClient {
                 throw DemoProblem.keyHoldsAnotherPaymentDownstream();
             }
             if (status != 201) {
-                // Busy or failing past the budget: try again later, with the same key.
+                // Busy or failing: try again later, with the same key.
                 boolean transientFailure = status >= 500 || status == 409 || status == 425 || status == 429;
                 throw transientFailure ? DemoProblem.transientFailure() : DemoProblem.acquirerFailed(status);
             }

@@ -36,6 +36,8 @@ public class AcquirerResource {
     IdempotencyContext idempotency;
     @Inject
     Validator validator;
+    @Inject
+    ChargeLedger ledger;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -49,7 +51,7 @@ public class AcquirerResource {
         charge.amount = request.amount;
         charge.currency = request.currency;
         charge.idempotencyKey = idempotency.key().orElseThrow();
-        em.persist(charge);
+        ledger.record(charge);
         return Response.created(uri.getAbsolutePathBuilder().path(charge.id).build()).entity(ChargeView.of(charge)).build();
     }
 

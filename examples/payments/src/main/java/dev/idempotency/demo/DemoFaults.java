@@ -39,8 +39,9 @@ import java.util.Map;
  *   a first attempt says a new key is safe);
  *   {@code X-Demo-Fail: at-commit}: the commit itself fails, after the idempotency record was updated in the
  *   same transaction (503, both rolled back);</li>
- *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts}: sent to the acquirer as its
- *   {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout outlives the service's read timeout;</li>
+ *   <li>{@code X-Demo-Acquirer-Delay-Ms} on {@code POST /payouts} and {@code POST /payments}: sent to the acquirer as
+ *   its {@code X-Demo-Delay-Ms} ({@link Forwarded}), so that the payout or the charge outlives the service's read
+ *   timeout (10 s for charges): the acquirer still records it, and the service's answer is lost;</li>
  *   <li>{@code X-Demo-Hold: name} where {@code X-Demo-Delay-Ms} acts: the request waits there (after its delay, if
  *   any) until {@code DELETE /demo-faults/holds/name} releases the hold ({@link Holds}), at most 60 s. A test that
  *   must see requests in flight while it acts keeps them there for exactly as long as it needs, however slow or
@@ -167,7 +168,7 @@ public class DemoFaults {
         BEFORE_CHARGE,
         /** A payment's charge was recorded, its transaction is still open. */
         AFTER_CHARGE,
-        /** The acquirer received a payout and is about to settle it. */
+        /** The acquirer received a payout or a charge and is about to settle or record it. */
         BEFORE_SETTLEMENT
     }
 
