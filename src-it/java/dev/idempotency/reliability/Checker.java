@@ -112,6 +112,38 @@ final class Checker {
     }
 
     /**
+     * The operations left without a payment because a request with their other body (a misuse of the key) charged the
+     * acquirer under the key's derived key: no payment for the order, one charge under the derived key, and the
+     * other body sent under the key.
+     */
+    static List<Operations.Operation> blockedByAMisuseDownstream(List<Operations.Operation> ops, History history)
+            throws SQLException {
+        Set<String> misused = new HashSet<>();
+        history.ops().stream().filter(h -> !h.sameBody()).forEach(h -> misused.add(h.key()));
+        List<Operations.Operation> blocked = new ArrayList<>();
+        try (Connection c = ItDatabase.current().connect()) {
+            for (Operations.Operation op : ops) {
+                if (misused.contains(op.key())
+                        && count(c, "SELECT COUNT(*) FROM demo_payment WHERE merchant_order_no = ?", op.order()) == 0
+                        && count(c, "SELECT COUNT(*) FROM demo_charge WHERE idempotency_key = ? AND amount = ?",
+                        op.chargeKey(), otherAmount(op)) == 1) {
+                    blocked.add(op);
+                }
+            }
+        }
+        return blocked;
+    }
+
+    // The amount of an operation's other body (Operations: .75 where its own has .25).
+    private static java.math.BigDecimal otherAmount(Operations.Operation op) {
+        java.util.regex.Matcher amount = java.util.regex.Pattern.compile("\"amount\":([0-9.]+)").matcher(op.otherBody());
+        if (!amount.find()) {
+            throw new IllegalStateException("no amount in " + op.otherBody());
+        }
+        return new java.math.BigDecimal(amount.group(1));
+    }
+
+    /**
      * What the database says against an answer's Idempotency-State, or null. The server itself may answer some
      * statuses (401 before the application, 503 from a suspended node), so only successes and the protocol's own
      * conflicts (409, 422, 425, 429) of an idempotent endpoint must carry it.

@@ -71,6 +71,19 @@ class StormIT {
                         + scale.minSends + "-" + scale.maxSends + " per key, 3% with another body)",
                 "none (concurrency only)", took, history.statusMix(), result);
         assertThat(result.violations()).isEmpty();
-        assertThat(result.executed()).isEqualTo(ops.size());
+        if (!Operations.ONE_COMMIT_PAYMENTS.equals(endpoint)) {
+            assertThat(result.executed()).isEqualTo(ops.size());
+            return;
+        }
+        // A claim in the business transaction leaves nothing of an attempt that rolled back, so the storm's other body
+        // under a key (a misuse) may run, charge the acquirer under the key's derived key, and roll back here; the
+        // acquirer then refuses the key's own payment (another payment under that key: 503
+        // acquirer-holds-another-payment) for good. Such a key ends unpaid, its one charge the misuse's; every other
+        // key is paid once.
+        List<Operations.Operation> blocked = Checker.blockedByAMisuseDownstream(ops, history);
+        assertThat(result.executed() + blocked.size()).as("paid, or blocked by a misuse's charge: %s", blocked)
+                .isEqualTo(ops.size());
+        Report.note(title, blocked.size() + " keys unpaid because a request with another body under the key charged"
+                + " the acquirer and rolled back here (claims in the business transaction keep no trace of it)");
     }
 }
