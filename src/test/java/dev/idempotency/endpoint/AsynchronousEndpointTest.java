@@ -245,6 +245,7 @@ class AsynchronousEndpointTest {
 
         releaseFirst.countDown();
         events.await(IdempotencyEvent.Fenced.class, e -> true);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true, 2)).as("the first task ended").isNotNull();
         assertThat(payments("AS-9")).as("the fenced-out first task committed nothing").isEqualTo(1);
         Http.Reply replay = http.post("payments/async", payment("AS-9", "10.00")).key(key).send();
         assertThat(replay.status()).isEqualTo(201);
@@ -283,6 +284,7 @@ class AsynchronousEndpointTest {
         assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> e.status() == RecordStatus.SUCCEEDED)).isNotNull();
         release.countDown();
         events.await(IdempotencyEvent.Fenced.class, e -> true);
+        assertThat(events.await(IdempotencyEvent.TaskEnded.class, e -> true, 2)).as("the first task ended").isNotNull();
         assertThat(payments("AS-10")).isEqualTo(1);
     }
 
